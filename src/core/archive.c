@@ -1,0 +1,480 @@
+/*
+ * The archive layer: detection, opening, the entry table, and the generic
+ * parts of verify, manifest, create and convert that every format shares.
+ * Format modules only parse and build; this file owns the bookkeeping.
+ */
+#include "module.h"
+#include "sink.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- lookup */
+
+size_t trowel_format_count(void) { return trowel_formats_len; }
+const trowel_format *trowel_format_at(size_t i) { return i < trowel_formats_len ? trowel_formats[i] : NULL; }
+const char *trowel_format_id(const trowel_format *f) { return f->id; }
+const char *trowel_format_family(const trowel_format *f) { return f->family; }
+const char *trowel_format_description(const trowel_format *f) { return f->description; }
+const char *trowel_format_extensions(const trowel_format *f) { return f->extensions; }
+const char *trowel_format_create_options(const trowel_format *f) { return f->create_options; }
+const char *trowel_format_convert_targets(const trowel_format *f) { return f->convert_targets; }
+
+unsigned trowel_format_caps(const trowel_format *f)
+{
+    unsigned caps = f->caps | TROWEL_CAP_INFO | TROWEL_CAP_CONVERT; /* json for all */
+    if (f->create)
+        caps |= TROWEL_CAP_CREATE;
+    if (f->read_entry)
+        caps |= TROWEL_CAP_VERIFY;
+    return caps;
+}
+
+const trowel_format *trowel_format_find(const char *id)
+{
+    for (size_t i = 0; i < trowel_formats_len; i++)
+        if (strcmp(trowel_formats[i]->id, id) == 0)
+            return trowel_formats[i];
+    return NULL;
+}
+
+trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_format **out, int *bid)
+{
+    const trowel_format *best = NULL;
+    int best_bid = 0;
+    for (size_t i = 0; i < trowel_formats_len; i++) {
+        trowel_reader r;
+        trowel_reader_init(&r, ctx, in);
+        int b = trowel_formats[i]->bid(&r);
+        if (b > best_bid) {
+            best_bid = b;
+            best = trowel_formats[i];
+        }
+    }
+    trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
+    *out = best;
+    if (bid)
+        *bid = best_bid;
+    if (!best)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "not a format trowel knows (see 'trowel formats')");
+    return TROWEL_OK;
+}
+
+/* ---------------------------------------------------------------- entries */
+
+static trowel_status grow_entries(trowel_archive *a)
+{
+    if (a->entry_count < a->entry_cap)
+        return TROWEL_OK;
+    size_t cap = a->entry_cap ? a->entry_cap * 2 : 16;
+    trowel_entry *e = trowel_mem_realloc(a->ctx, a->entries, cap * sizeof *e);
+    if (!e)
+        return a->ctx->last_error.status;
+    a->entries = e;
+    trowel_props **x = trowel_mem_realloc(a->ctx, a->entry_extra, cap * sizeof *x);
+    if (!x)
+        return a->ctx->last_error.status;
+    a->entry_extra = x;
+    a->entry_cap = cap;
+    return TROWEL_OK;
+}
+
+/* Copies s into the archive's string store; NULL on failure. */
+static const char *keep_string(trowel_archive *a, const char *s)
+{
+    if (trowel_props_add_str(a->strings, "s", s) != TROWEL_OK)
+        return NULL;
+    return trowel_props_at(a->strings, trowel_props_count(a->strings) - 1)->s;
+}
+
+trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e)
+{
+    if (grow_entries(a) != TROWEL_OK)
+        return NULL;
+    const char *name = keep_string(a, e->name ? e->name : "");
+    const char *method = name ? keep_string(a, e->method ? e->method : "stored") : NULL;
+    trowel_props *extra = method ? trowel_props_new(a->ctx) : NULL;
+    if (!extra)
+        return NULL;
+    size_t i = a->entry_count++;
+    a->entries[i] = *e;
+    a->entries[i].index = i;
+    a->entries[i].name = name;
+    a->entries[i].method = method;
+    a->entries[i].extra = extra;
+    a->entry_extra[i] = extra;
+    return extra;
+}
+
+size_t trowel_archive_entry_count(const trowel_archive *a) { return a->entry_count; }
+const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t i)
+{
+    return i < a->entry_count ? &a->entries[i] : NULL;
+}
+const trowel_format *trowel_archive_format(const trowel_archive *a) { return a->fmt; }
+const trowel_props *trowel_archive_info(const trowel_archive *a) { return a->info; }
+
+/* ----------------------------------------------------------- open, close */
+
+trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                  trowel_archive **out)
+{
+    *out = NULL;
+    trowel_ctx_clear_error(ctx);
+    trowel_set_entry(ctx, NULL);
+    if (!fmt) {
+        trowel_status s = trowel_detect(ctx, in, &fmt, NULL);
+        if (s != TROWEL_OK)
+            return s;
+    }
+    trowel_archive *a = trowel_mem_calloc(ctx, 1, sizeof *a);
+    if (!a)
+        return ctx->last_error.status;
+    a->ctx = ctx;
+    a->in = in;
+    a->fmt = fmt;
+    a->info = trowel_props_new(ctx);
+    a->strings = trowel_props_new(ctx);
+    if (!a->info || !a->strings) {
+        trowel_archive_close(a);
+        return ctx->last_error.status;
+    }
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    trowel_status s = fmt->open(a, &r);
+    if (s != TROWEL_OK) {
+        trowel_archive_close(a);
+        return s;
+    }
+    *out = a;
+    return TROWEL_OK;
+}
+
+void trowel_archive_close(trowel_archive *a)
+{
+    if (!a)
+        return;
+    if (a->fmt->close)
+        a->fmt->close(a);
+    for (size_t i = 0; i < a->entry_count; i++)
+        trowel_props_free(a->entry_extra[i]);
+    trowel_mem_free(a->ctx, a->entry_extra);
+    trowel_mem_free(a->ctx, a->entries);
+    trowel_props_free(a->info);
+    trowel_props_free(a->strings);
+    trowel_mem_free(a->ctx, a);
+}
+
+trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+{
+    if (index >= a->entry_count || !a->fmt->read_entry)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    trowel_set_entry(a->ctx, a->entries[index].name);
+    trowel_status s = a->fmt->read_entry(a, index, out);
+    if (s == TROWEL_OK)
+        trowel_set_entry(a->ctx, NULL);
+    return s;
+}
+
+/* ---------------------------------------------------------------- verify */
+
+void trowel_archive_report(trowel_archive *a)
+{
+    a->problems++;
+    if (a->report_fn)
+        a->report_fn(a->report_user, &a->ctx->last_error);
+}
+
+trowel_status trowel_archive_verify(trowel_archive *a, trowel_verify_fn fn, void *user)
+{
+    a->report_fn = fn;
+    a->report_user = user;
+    a->problems = 0;
+    /* Decoding every entry checks its stream, lengths and checksums. */
+    for (size_t i = 0; a->fmt->read_entry && i < a->entry_count; i++) {
+        trowel_sink *null;
+        trowel_status s = trowel_sink_open_null(a->ctx, &null);
+        if (s != TROWEL_OK)
+            return s;
+        s = trowel_archive_read_entry(a, i, null);
+        trowel_sink_discard(null);
+        if (s != TROWEL_OK)
+            trowel_archive_report(a);
+        trowel_progress(a->ctx, i + 1, a->entry_count);
+    }
+    trowel_set_entry(a->ctx, NULL);
+    if (a->fmt->verify) {
+        trowel_status s = a->fmt->verify(a);
+        if (s != TROWEL_OK && s != TROWEL_ERR_VERIFY)
+            return s;
+    }
+    if (a->problems)
+        return trowel_fail(a->ctx, TROWEL_ERR_VERIFY, TROWEL_NO_OFFSET, "%zu problem%s found",
+                           a->problems, a->problems == 1 ? "" : "s");
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static json_object *prop_to_json(const trowel_prop *p)
+{
+    switch (p->type) {
+    case TROWEL_VALUE_INT: return json_object_new_int64(p->i);
+    case TROWEL_VALUE_UINT: return json_object_new_uint64(p->u);
+    case TROWEL_VALUE_BOOL: return json_object_new_boolean((json_bool)p->i);
+    case TROWEL_VALUE_STRING: return json_object_new_string(p->s);
+    case TROWEL_VALUE_STRING_LIST: {
+        json_object *arr = json_object_new_array();
+        for (size_t i = 0; i < p->list_len; i++)
+            json_object_array_add(arr, json_object_new_string(p->list[i]));
+        return arr;
+    }
+    }
+    return NULL;
+}
+
+static void add_props(json_object *obj, const trowel_props *props, size_t skip)
+{
+    for (size_t i = skip; i < trowel_props_count(props); i++) {
+        const trowel_prop *p = trowel_props_at(props, i);
+        json_object_object_add(obj, p->key, prop_to_json(p));
+    }
+}
+
+static json_object *entry_to_json(const trowel_entry *e)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(e->name));
+    json_object_object_add(o, "size", json_object_new_uint64(e->size));
+    json_object_object_add(o, "packed_size", json_object_new_uint64(e->packed_size));
+    json_object_object_add(o, "offset", json_object_new_uint64(e->offset));
+    json_object_object_add(o, "method", json_object_new_string(e->method));
+    add_props(o, e->extra, 0);
+    return o;
+}
+
+static json_object *archive_to_json(const trowel_archive *a, unsigned what)
+{
+    json_object *o = json_object_new_object();
+    if (what & TROWEL_JSON_INFO)
+        json_object_object_add(o, "file", json_object_new_string(trowel_input_name(a->in)));
+    /* "format" and "version" come first from the format's own info list. */
+    add_props(o, a->info, 0);
+    if (what & TROWEL_JSON_INFO) {
+        json_object_object_add(o, "file_size", json_object_new_uint64(trowel_input_size(a->in)));
+        json_object_object_add(o, "entry_count", json_object_new_uint64(a->entry_count));
+    }
+    if (what & TROWEL_JSON_ENTRIES) {
+        json_object *arr = json_object_new_array();
+        for (size_t i = 0; i < a->entry_count; i++)
+            json_object_array_add(arr, entry_to_json(&a->entries[i]));
+        json_object_object_add(o, "entries", arr);
+    }
+    return o;
+}
+
+static trowel_status json_text(trowel_ctx *ctx, json_object *o, unsigned what, char **out)
+{
+    int flags = (what & TROWEL_JSON_PRETTY) ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                                            : JSON_C_TO_STRING_PLAIN;
+    const char *s = json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE);
+    *out = s ? strdup(s) : NULL;
+    json_object_put(o);
+    if (!*out)
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
+    return TROWEL_OK;
+}
+
+trowel_status trowel_archive_to_json(trowel_archive *a, unsigned what, char **out)
+{
+    return json_text(a->ctx, archive_to_json(a, what), what, out);
+}
+
+/* -------------------------------------------------------------- manifest */
+
+trowel_status trowel_archive_manifest(trowel_archive *a, char **out)
+{
+    *out = NULL;
+    if (!a->fmt->manifest)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "format %s has no manifest support", a->fmt->id);
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "trowel_manifest", json_object_new_int(1));
+    json_object_object_add(m, "format", json_object_new_string(a->fmt->id));
+    json_object *entries = json_object_new_array();
+    for (size_t i = 0; i < a->entry_count; i++) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(a->entries[i].name));
+        json_object_array_add(entries, e);
+    }
+    json_object_object_add(m, "entries", entries);
+    trowel_status s = a->fmt->manifest(a, m);
+    if (s != TROWEL_OK) {
+        json_object_put(m);
+        return s;
+    }
+    return json_text(a->ctx, m, TROWEL_JSON_PRETTY, out);
+}
+
+trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *json, const trowel_format **out)
+{
+    *out = NULL;
+    json_object *m = json_tokener_parse(json);
+    json_object *f = NULL;
+    const char *id = m && json_object_object_get_ex(m, "format", &f) ? json_object_get_string(f) : NULL;
+    const trowel_format *fmt = id ? trowel_format_find(id) : NULL;
+    json_object_put(m);
+    if (!fmt)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "the manifest is not valid JSON or names no known format");
+    *out = fmt;
+    return TROWEL_OK;
+}
+
+/* ---------------------------------------------------------------- create */
+
+static void free_sources(trowel_ctx *ctx, trowel_source *src, size_t n)
+{
+    for (size_t i = 0; src && i < n; i++) {
+        trowel_mem_free(ctx, (char *)(uintptr_t)src[i].name);
+        trowel_mem_free(ctx, (char *)(uintptr_t)src[i].path);
+    }
+    trowel_mem_free(ctx, src);
+}
+
+/* The manifest's "entries", in order, read from base_dir/name. */
+static trowel_status sources_from_manifest(trowel_ctx *ctx, json_object *manifest,
+                                           const char *base_dir, trowel_source **out, size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    json_object *entries;
+    if (!json_object_object_get_ex(manifest, "entries", &entries) ||
+        !json_object_is_type(entries, json_type_array))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "the manifest lists no entries and no paths were given");
+    size_t n = json_object_array_length(entries);
+    trowel_source *src = trowel_mem_calloc(ctx, n ? n : 1, sizeof *src);
+    if (!src)
+        return ctx->last_error.status;
+    const char *dir = base_dir ? base_dir : ".";
+    for (size_t i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(entries, i), *name;
+        const char *nm = e && json_object_object_get_ex(e, "name", &name) ? json_object_get_string(name) : NULL;
+        char rel[4096];
+        if (!nm || trowel_path_normalize(nm, rel, sizeof rel) != TROWEL_OK) {
+            free_sources(ctx, src, i);
+            return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
+                               "manifest entry %zu has no safe name", i);
+        }
+        size_t plen = strlen(dir) + strlen(rel) + 2;
+        char *path = trowel_mem_alloc(ctx, plen);
+        char *copy = path ? trowel_mem_strdup(ctx, nm) : NULL;
+        if (!copy) {
+            trowel_mem_free(ctx, path);
+            free_sources(ctx, src, i);
+            return ctx->last_error.status;
+        }
+        snprintf(path, plen, "%s/%s", dir, rel);
+        src[i].name = copy;
+        src[i].path = path;
+    }
+    *out = src;
+    *count = n;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
+                            const trowel_create_params *p, trowel_sink *out)
+{
+    trowel_ctx_clear_error(ctx);
+    trowel_set_entry(ctx, NULL);
+    if (!f->create)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "trowel cannot create %s files yet", f->id);
+    json_object *manifest = NULL;
+    if (p->manifest_json) {
+        manifest = json_tokener_parse(p->manifest_json);
+        json_object *fid = NULL;
+        if (!manifest || !json_object_is_type(manifest, json_type_object) ||
+            !json_object_object_get_ex(manifest, "format", &fid) ||
+            strcmp(json_object_get_string(fid), f->id) != 0) {
+            json_object_put(manifest);
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "the manifest is not a %s manifest", f->id);
+        }
+    }
+    trowel_create_params with_sources = *p;
+    trowel_source *sources = NULL;
+    trowel_status s = TROWEL_OK;
+    if (manifest && p->source_count == 0)
+        s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources.source_count);
+    if (sources)
+        with_sources.sources = sources;
+    if (s == TROWEL_OK)
+        s = f->create(ctx, &with_sources, manifest, out);
+    free_sources(ctx, sources, with_sources.source_count);
+    json_object_put(manifest);
+    return s;
+}
+
+/* --------------------------------------------------------------- convert */
+
+trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
+                             const char *const *opts, size_t nopts, trowel_sink *out)
+{
+    trowel_ctx_clear_error(ctx);
+    if (strcmp(target, "json") == 0) {
+        trowel_status s = trowel_options_check(ctx, opts, nopts, NULL);
+        char *text = NULL;
+        if (s == TROWEL_OK)
+            s = trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY,
+                                       &text);
+        if (s == TROWEL_OK)
+            s = trowel_sink_write(out, text, strlen(text));
+        if (s == TROWEL_OK)
+            s = trowel_sink_write(out, "\n", 1);
+        free(text);
+        return s;
+    }
+    if (!a->fmt->convert)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "%s files convert only to json", a->fmt->id);
+    return a->fmt->convert(a, target, opts, nopts, out);
+}
+
+/* ---------------------------------------------------------------- codecs */
+
+size_t trowel_codec_count(void) { return trowel_codecs_len; }
+const trowel_codec *trowel_codec_at(size_t i) { return i < trowel_codecs_len ? trowel_codecs[i] : NULL; }
+const char *trowel_codec_id(const trowel_codec *c) { return c->id; }
+const char *trowel_codec_description(const trowel_codec *c) { return c->description; }
+
+const trowel_codec *trowel_codec_find(const char *id)
+{
+    for (size_t i = 0; i < trowel_codecs_len; i++)
+        if (strcmp(trowel_codecs[i]->id, id) == 0)
+            return trowel_codecs[i];
+    return NULL;
+}
+
+trowel_status trowel_codec_compress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
+                                    trowel_sink *out)
+{
+    trowel_ctx_clear_error(ctx);
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    return c->compress(ctx, &r, out);
+}
+
+trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
+                                      uint64_t expected_size, trowel_sink *out)
+{
+    trowel_ctx_clear_error(ctx);
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    return c->decompress(ctx, &r, expected_size, out);
+}

@@ -1,0 +1,151 @@
+/*
+ * The context: memory limit, last error, warning and progress callbacks.
+ * Everything the library would otherwise keep in globals lives here.
+ */
+#include "core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+const char *trowel_version(void)
+{
+    return TROWEL_VERSION_STRING;
+}
+
+const char *trowel_status_string(trowel_status status)
+{
+    switch (status) {
+    case TROWEL_OK: return "success";
+    case TROWEL_ERR_IO: return "input/output error";
+    case TROWEL_ERR_TRUNCATED: return "truncated data";
+    case TROWEL_ERR_CORRUPT: return "corrupt data";
+    case TROWEL_ERR_UNSUPPORTED: return "unsupported";
+    case TROWEL_ERR_LIMIT: return "memory limit exceeded";
+    case TROWEL_ERR_NOMEM: return "out of memory";
+    case TROWEL_ERR_UNSAFE_PATH: return "unsafe path";
+    case TROWEL_ERR_EXISTS: return "file exists";
+    case TROWEL_ERR_USAGE: return "bad usage";
+    case TROWEL_ERR_VERIFY: return "verification failed";
+    }
+    return "unknown status";
+}
+
+trowel_ctx *trowel_ctx_new(void)
+{
+    trowel_ctx *ctx = calloc(1, sizeof *ctx);
+    if (ctx)
+        ctx->mem_limit = TROWEL_DEFAULT_MEM_LIMIT;
+    return ctx;
+}
+
+void trowel_ctx_free(trowel_ctx *ctx)
+{
+    free(ctx);
+}
+
+void trowel_ctx_set_mem_limit(trowel_ctx *ctx, uint64_t bytes)
+{
+    ctx->mem_limit = bytes ? bytes : TROWEL_DEFAULT_MEM_LIMIT;
+}
+
+uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx)
+{
+    return ctx->mem_limit;
+}
+
+void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user)
+{
+    ctx->warn_fn = fn;
+    ctx->warn_user = user;
+}
+
+void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user)
+{
+    ctx->progress_fn = fn;
+    ctx->progress_user = user;
+}
+
+const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx)
+{
+    return &ctx->last_error;
+}
+
+void trowel_ctx_clear_error(trowel_ctx *ctx)
+{
+    memset(&ctx->last_error, 0, sizeof ctx->last_error);
+    ctx->last_error.offset = TROWEL_NO_OFFSET;
+}
+
+static void fill_error(trowel_ctx *ctx, trowel_error *e, trowel_status status, uint64_t offset,
+                       const char *fmt, va_list ap)
+{
+    e->status = status;
+    e->offset = offset;
+    snprintf(e->entry, sizeof e->entry, "%s", ctx->entry);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+}
+
+trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
+                           const char *fmt, va_list ap)
+{
+    fill_error(ctx, &ctx->last_error, status, offset, fmt, ap);
+    return status;
+}
+
+trowel_status trowel_fail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
+                          const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    trowel_vfail(ctx, status, offset, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...)
+{
+    if (!ctx->warn_fn)
+        return;
+    trowel_error w;
+    va_list ap;
+    va_start(ap, fmt);
+    fill_error(ctx, &w, TROWEL_OK, offset, fmt, ap);
+    va_end(ap);
+    ctx->warn_fn(ctx->warn_user, &w);
+}
+
+void trowel_set_entry(trowel_ctx *ctx, const char *name)
+{
+    snprintf(ctx->entry, sizeof ctx->entry, "%s", name ? name : "");
+}
+
+void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total)
+{
+    if (ctx->progress_fn)
+        ctx->progress_fn(ctx->progress_user, done, total);
+}
+
+void trowel_free(void *p)
+{
+    free(p);
+}
+
+uint32_t trowel_crc32_update(uint32_t crc, const void *data, size_t size)
+{
+    /* zlib's crc32 takes a uInt length: feed it in slices. */
+    const unsigned char *p = data;
+    while (size > 0) {
+        uInt n = size > (1u << 30) ? (1u << 30) : (uInt)size;
+        crc = (uint32_t)crc32(crc, p, n);
+        p += n;
+        size -= n;
+    }
+    return crc;
+}
+
+uint32_t trowel_crc32(uint32_t crc, const void *data, size_t size)
+{
+    return trowel_crc32_update(crc, data, size);
+}

@@ -1,0 +1,92 @@
+/*
+ * Internal core: the context, errors, limit-aware memory, property lists and
+ * small helpers shared by every module. Not installed.
+ */
+#ifndef TROWEL_CORE_H
+#define TROWEL_CORE_H
+
+#include "trowel/trowel.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TROWEL_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define TROWEL_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TROWEL_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define TROWEL_PRINTF(f, a)
+#define TROWEL_LIKELY(x) (x)
+#define TROWEL_UNLIKELY(x) (x)
+#endif
+
+struct trowel_ctx {
+    uint64_t mem_limit;
+    uint64_t mem_in_use;       /* bytes handed out by trowel_mem_alloc, alive now */
+    uint64_t fail_alloc_after; /* tests: fail the Nth allocation (0 = never) */
+    trowel_error last_error;
+    trowel_warning_fn warn_fn;
+    void *warn_user;
+    trowel_progress_fn progress_fn;
+    void *progress_user;
+    char entry[256];           /* entry being handled, copied into errors */
+};
+
+/* ---- errors: set the context's last error and return the status, so a
+ * parser can write `return trowel_fail(ctx, ...)`. */
+trowel_status trowel_fail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
+                          const char *fmt, ...) TROWEL_PRINTF(4, 5);
+trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
+                           const char *fmt, va_list ap);
+void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
+/* The entry named in errors from now on ("" or NULL for none). */
+void trowel_set_entry(trowel_ctx *ctx, const char *name);
+void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total);
+
+/* ---- memory. Every allocation whose size comes from file data goes through
+ * these: they refuse (TROWEL_ERR_LIMIT, with an error set) what would take
+ * the live total past the context's limit. */
+void *trowel_mem_alloc(trowel_ctx *ctx, size_t size);
+void *trowel_mem_calloc(trowel_ctx *ctx, size_t count, size_t size);
+void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size);
+void trowel_mem_free(trowel_ctx *ctx, void *p);
+char *trowel_mem_strdup(trowel_ctx *ctx, const char *s);
+/* Checks, without allocating, that size more bytes fit under the limit. */
+trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what);
+
+/* Overflow-checked arithmetic for sizes read from files. */
+static inline bool trowel_add_overflows(uint64_t a, uint64_t b, uint64_t *sum)
+{
+    *sum = a + b;
+    return *sum < a;
+}
+static inline bool trowel_mul_overflows(uint64_t a, uint64_t b, uint64_t *product)
+{
+    if (a != 0 && b > UINT64_MAX / a)
+        return true;
+    *product = a * b;
+    return false;
+}
+
+/* ---- property lists (trowel_props). Strings and keys are copied. */
+trowel_props *trowel_props_new(trowel_ctx *ctx);
+void trowel_props_free(trowel_props *p);
+trowel_status trowel_props_add_int(trowel_props *p, const char *key, int64_t v);
+trowel_status trowel_props_add_uint(trowel_props *p, const char *key, uint64_t v);
+trowel_status trowel_props_add_hex(trowel_props *p, const char *key, uint64_t v);
+trowel_status trowel_props_add_bool(trowel_props *p, const char *key, bool v);
+trowel_status trowel_props_add_str(trowel_props *p, const char *key, const char *v);
+trowel_status trowel_props_add_list(trowel_props *p, const char *key, const char *const *v, size_t n);
+const trowel_props *trowel_props_empty(void);
+
+/* ---- options ("key=value" strings from -O). */
+/* Refuses (TROWEL_ERR_USAGE) any key not in the NULL-terminated allowed list. */
+trowel_status trowel_options_check(trowel_ctx *ctx, const char *const *opts, size_t n,
+                                   const char *const *allowed);
+/* The value of the last "key=..." given, or NULL. */
+const char *trowel_options_get(const char *const *opts, size_t n, const char *key);
+
+/* ---- CRC-32 (IEEE, as zlib) */
+uint32_t trowel_crc32_update(uint32_t crc, const void *data, size_t size);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * Inputs: a file read with pread through one cache buffer, or a caller's
+ * memory. Files are opened read-only and never mapped, so a file that
+ * shrinks under us gives a clean I/O error instead of SIGBUS.
+ */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define INPUT_CACHE_SIZE ((size_t)1 << 18) /* 256 KiB, >= TROWEL_READER_SPAN_MAX */
+
+static trowel_status new_input(trowel_ctx *ctx, const char *name, trowel_input **out)
+{
+    trowel_input *in = trowel_mem_calloc(ctx, 1, sizeof *in);
+    if (!in)
+        return ctx->last_error.status;
+    in->ctx = ctx;
+    in->fd = -1;
+    in->name = trowel_mem_strdup(ctx, name ? name : "(memory)");
+    if (!in->name) {
+        trowel_mem_free(ctx, in);
+        return ctx->last_error.status;
+    }
+    *out = in;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_input **out)
+{
+    *out = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open: %s",
+                           strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int err = errno;
+        close(fd);
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s",
+                           S_ISDIR(st.st_mode) ? "is a folder, not a file"
+                           : err               ? strerror(err)
+                                               : "not a regular file");
+    }
+    trowel_input *in;
+    trowel_status s = new_input(ctx, path, &in);
+    if (s != TROWEL_OK) {
+        close(fd);
+        return s;
+    }
+    in->fd = fd;
+    in->size = (uint64_t)st.st_size;
+    in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
+    if (!in->cache) {
+        trowel_input_close(in);
+        return ctx->last_error.status;
+    }
+    *out = in;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t size,
+                                       const char *name, trowel_input **out)
+{
+    *out = NULL;
+    trowel_input *in;
+    trowel_status s = new_input(ctx, name, &in);
+    if (s != TROWEL_OK)
+        return s;
+    in->mem = data;
+    in->size = size;
+    *out = in;
+    return TROWEL_OK;
+}
+
+uint64_t trowel_input_size(const trowel_input *in)
+{
+    return in->size;
+}
+
+const char *trowel_input_name(const trowel_input *in)
+{
+    return in->name;
+}
+
+void trowel_input_close(trowel_input *in)
+{
+    if (!in)
+        return;
+    if (in->fd >= 0)
+        close(in->fd);
+    trowel_mem_free(in->ctx, in->cache);
+    trowel_mem_free(in->ctx, in->name);
+    trowel_mem_free(in->ctx, in);
+}
+
+/* pread all n bytes at off, or fail. */
+static trowel_status read_fully(trowel_input *in, uint64_t off, uint8_t *dst, size_t n)
+{
+    while (n > 0) {
+        ssize_t got = pread(in->fd, dst, n, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return trowel_fail(in->ctx, TROWEL_ERR_IO, off, "read failed: %s", strerror(errno));
+        if (got == 0)
+            return trowel_fail(in->ctx, TROWEL_ERR_IO, off,
+                               "file shrank while being read (ends before offset 0x%llx)",
+                               (unsigned long long)off);
+        dst += got;
+        off += (uint64_t)got;
+        n -= (size_t)got;
+    }
+    return TROWEL_OK;
+}
+
+trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n)
+{
+    /* Callers (the reader) have checked off + n <= size. */
+    if (in->mem) {
+        memcpy(dst, in->mem + off, n);
+        return TROWEL_OK;
+    }
+    if (off >= in->cache_off && off + n <= in->cache_off + in->cache_len) {
+        memcpy(dst, in->cache + (off - in->cache_off), n);
+        return TROWEL_OK;
+    }
+    if (n >= INPUT_CACHE_SIZE / 2)
+        return read_fully(in, off, dst, n);
+    const uint8_t *p;
+    size_t got;
+    trowel_status s = trowel_input_span(in, off, n, &p, &got);
+    if (s == TROWEL_OK)
+        memcpy(dst, p, n);
+    return s;
+}
+
+trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, const uint8_t **out,
+                                size_t *got)
+{
+    uint64_t avail = in->size - off;
+    if (want > avail)
+        want = (size_t)avail;
+    if (in->mem) {
+        *out = in->mem + off;
+        *got = want;
+        return TROWEL_OK;
+    }
+    if (want > INPUT_CACHE_SIZE)
+        want = INPUT_CACHE_SIZE;
+    if (off < in->cache_off || off + want > in->cache_off + in->cache_len) {
+        /* Refill from off: as much as the cache holds or the file has. */
+        uint64_t left = in->size - off;
+        size_t fill = left < INPUT_CACHE_SIZE ? (size_t)left : INPUT_CACHE_SIZE;
+        in->cache_len = 0;
+        trowel_status s = read_fully(in, off, in->cache, fill);
+        if (s != TROWEL_OK)
+            return s;
+        in->cache_off = off;
+        in->cache_len = fill;
+    }
+    *out = in->cache + (off - in->cache_off);
+    *got = want;
+    return TROWEL_OK;
+}

@@ -1,0 +1,25 @@
+/* Internal side of trowel_input: used by the bounded reader only. */
+#ifndef TROWEL_INPUT_H
+#define TROWEL_INPUT_H
+
+#include "core.h"
+
+struct trowel_input {
+    trowel_ctx *ctx;
+    char *name;
+    uint64_t size;
+    const uint8_t *mem; /* memory input, or NULL */
+    int fd;             /* file input, or -1 */
+    uint8_t *cache;     /* file input: bytes [cache_off, cache_off + cache_len) */
+    uint64_t cache_off;
+    size_t cache_len;
+};
+
+/* Copies n bytes at off (off + n <= size, checked by the caller). */
+trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
+/* Up to want contiguous bytes at off (off <= size); *got may be less than
+ * want only at the end of the input or past the cache size. */
+trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, const uint8_t **out,
+                                size_t *got);
+
+#endif

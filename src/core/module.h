@@ -1,0 +1,95 @@
+/*
+ * What a format module and a codec module provide, and the archive object
+ * they fill in. A format is one file under src/format/<family>/ exporting one
+ * `const struct trowel_format`; a codec is one file under src/codec/
+ * exporting one `const struct trowel_codec`. Both are listed in registry.c.
+ */
+#ifndef TROWEL_MODULE_H
+#define TROWEL_MODULE_H
+
+#include "reader.h"
+
+struct json_object;
+
+/* Bids: how sure a format is that the input is its own. 0 means "not mine".
+ * A magic number alone is worth TROWEL_BID_MAGIC; structure that checks out
+ * besides (sizes agree with the file) adds to it. */
+enum {
+    TROWEL_BID_NONE = 0,
+    TROWEL_BID_WEAK = 10,   /* plausible structure, no magic */
+    TROWEL_BID_MAGIC = 50,  /* a magic number matched */
+    TROWEL_BID_STRONG = 100 /* magic and consistent structure */
+};
+
+struct trowel_format {
+    const char *id;
+    const char *family;
+    const char *description;
+    const char *extensions;
+    unsigned caps;
+    const char *create_options;  /* help text, "" if none */
+    const char *convert_targets; /* besides "json", "" if none */
+
+    /* Looks at the input through r (a reader over the whole input) and
+     * returns a bid. Must not allocate from file data or fail loudly. */
+    int (*bid)(trowel_reader *r);
+    /* Parses the header and directory; fills a->info and the entries
+     * (trowel_archive_add_entry); may keep state in a->priv. */
+    trowel_status (*open)(trowel_archive *a, trowel_reader *r);
+    /* Streams entry index's decoded bytes into out. */
+    trowel_status (*read_entry)(trowel_archive *a, size_t index, trowel_sink *out);
+    /* Optional: format-specific checks beyond reading every entry (which the
+     * archive layer does itself). Reports each problem with
+     * trowel_archive_report. */
+    trowel_status (*verify)(trowel_archive *a);
+    /* Optional: fills the manifest object (format and entries are added by
+     * the archive layer). */
+    trowel_status (*manifest)(trowel_archive *a, struct json_object *m);
+    /* Optional: builds a new file; manifest is NULL when none was given. */
+    trowel_status (*create)(trowel_ctx *ctx, const trowel_create_params *p,
+                            struct json_object *manifest, trowel_sink *out);
+    /* Optional: converts to a target other than "json". */
+    trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
+                             size_t nopts, trowel_sink *out);
+    /* Optional: frees a->priv. */
+    void (*close)(trowel_archive *a);
+};
+
+struct trowel_codec {
+    const char *id;
+    const char *description;
+    trowel_status (*compress)(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out);
+    trowel_status (*decompress)(trowel_ctx *ctx, trowel_reader *in, uint64_t expected_size,
+                                trowel_sink *out);
+};
+
+struct trowel_archive {
+    trowel_ctx *ctx;
+    trowel_input *in;
+    const trowel_format *fmt;
+    trowel_props *info;
+    trowel_entry *entries;
+    trowel_props **entry_extra;
+    trowel_props *strings; /* storage for entry names and methods */
+    size_t entry_count;
+    size_t entry_cap;
+    void *priv;
+    /* verify bookkeeping */
+    trowel_verify_fn report_fn;
+    void *report_user;
+    size_t problems;
+};
+
+/* Adds an entry (strings copied) and returns its extra-property list, into
+ * which the format may add keys; NULL with an error set on failure. */
+trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
+/* verify: records one problem (the error currently on the context). */
+void trowel_archive_report(trowel_archive *a);
+
+/* The registry tables (registry.c). */
+extern const trowel_format *const trowel_formats[];
+extern const size_t trowel_formats_len;
+extern const trowel_codec *const trowel_codecs[];
+extern const size_t trowel_codecs_len;
+
+#endif

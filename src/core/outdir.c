@@ -1,0 +1,137 @@
+/*
+ * Safe extraction paths. Archive names come from untrusted files, so each is
+ * normalised and checked (no absolute paths, drive letters, "..", control
+ * characters), and then walked one component at a time from an open handle
+ * on the output folder with O_NOFOLLOW: a symbolic link planted inside the
+ * folder (or by an earlier entry) can never redirect a write outside it.
+ */
+#include "sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct trowel_outdir {
+    trowel_ctx *ctx;
+    int fd;
+    unsigned flags;
+    char *path;
+};
+
+static bool is_drive_prefix(const char *s)
+{
+    return ((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) && s[1] == ':';
+}
+
+trowel_status trowel_path_normalize(const char *name, char *out, size_t cap)
+{
+    if (cap == 0)
+        return TROWEL_ERR_UNSAFE_PATH;
+    out[0] = '\0';
+    if (name[0] == '/' || name[0] == '\\' || is_drive_prefix(name))
+        return TROWEL_ERR_UNSAFE_PATH;
+    size_t n = 0;
+    const char *p = name;
+    while (*p) {
+        /* One component: up to the next separator of either kind. */
+        const char *start = p;
+        while (*p && *p != '/' && *p != '\\') {
+            if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == ':')
+                return TROWEL_ERR_UNSAFE_PATH;
+            p++;
+        }
+        size_t len = (size_t)(p - start);
+        if (*p)
+            p++;
+        if (len == 0 || (len == 1 && start[0] == '.'))
+            continue;
+        if (len == 2 && start[0] == '.' && start[1] == '.')
+            return TROWEL_ERR_UNSAFE_PATH;
+        if (n + (n ? 1 : 0) + len + 1 > cap)
+            return TROWEL_ERR_UNSAFE_PATH;
+        if (n)
+            out[n++] = '/';
+        memcpy(out + n, start, len);
+        n += len;
+        out[n] = '\0';
+    }
+    return n ? TROWEL_OK : TROWEL_ERR_UNSAFE_PATH;
+}
+
+trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sink_flags,
+                                 trowel_outdir **out)
+{
+    *out = NULL;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create folder %s: %s",
+                           path, strerror(errno));
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s", path,
+                           strerror(errno));
+    trowel_outdir *d = trowel_mem_calloc(ctx, 1, sizeof *d);
+    char *p = d ? trowel_mem_strdup(ctx, path) : NULL;
+    if (!p) {
+        trowel_mem_free(ctx, d);
+        close(fd);
+        return ctx->last_error.status;
+    }
+    d->ctx = ctx;
+    d->fd = fd;
+    d->flags = sink_flags;
+    d->path = p;
+    *out = d;
+    return TROWEL_OK;
+}
+
+void trowel_outdir_close(trowel_outdir *d)
+{
+    if (!d)
+        return;
+    close(d->fd);
+    trowel_mem_free(d->ctx, d->path);
+    trowel_mem_free(d->ctx, d);
+}
+
+/* Opens (making it if needed) the sub-folder component inside parent,
+ * refusing to pass through a symbolic link or a non-folder. */
+static int open_child_dir(int parent, const char *component)
+{
+    if (mkdirat(parent, component, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, trowel_sink **out)
+{
+    trowel_ctx *ctx = d->ctx;
+    *out = NULL;
+    char rel[4096];
+    if (trowel_path_normalize(entry_name, rel, sizeof rel) != TROWEL_OK)
+        return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
+                           "refusing unsafe entry name '%s' (absolute, drive, '..', or control "
+                           "characters)", entry_name);
+    char display[4200];
+    snprintf(display, sizeof display, "%s/%s", d->path, rel);
+
+    int fd = dup(d->fd);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "dup: %s", strerror(errno));
+    char *component = rel;
+    for (char *slash; (slash = strchr(component, '/')) != NULL; component = slash + 1) {
+        *slash = '\0';
+        int child = open_child_dir(fd, component);
+        int err = errno;
+        close(fd);
+        if (child < 0)
+            return trowel_fail(ctx, err == ELOOP || err == ENOTDIR ? TROWEL_ERR_UNSAFE_PATH
+                                                                   : TROWEL_ERR_IO,
+                               TROWEL_NO_OFFSET, "cannot make folder for %s: %s", display,
+                               err == ELOOP ? "a symbolic link is in the way" : strerror(err));
+        fd = child;
+    }
+    return trowel_sink_open_file_at(ctx, fd, component, display, d->flags, out);
+}

@@ -1,0 +1,20 @@
+/*
+ * The one table of formats and codecs. Adding a module is adding a line here
+ * (and its file under src/format/<family>/ or src/codec/).
+ */
+#include "module.h"
+
+extern const trowel_format trowel_format_szdd;
+extern const trowel_codec trowel_codec_szdd;
+extern const trowel_codec trowel_codec_spz;
+
+const trowel_format *const trowel_formats[] = {
+    &trowel_format_szdd,
+};
+const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
+
+const trowel_codec *const trowel_codecs[] = {
+    &trowel_codec_szdd,
+    &trowel_codec_spz,
+};
+const size_t trowel_codecs_len = sizeof trowel_codecs / sizeof trowel_codecs[0];

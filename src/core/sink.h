@@ -1,0 +1,34 @@
+/* Internal side of trowel_sink. */
+#ifndef TROWEL_SINK_H
+#define TROWEL_SINK_H
+
+#include "core.h"
+
+enum trowel_sink_kind { TROWEL_SINK_FILE, TROWEL_SINK_FD, TROWEL_SINK_MEMORY, TROWEL_SINK_NULL };
+
+struct trowel_sink {
+    trowel_ctx *ctx;
+    enum trowel_sink_kind kind;
+    char *name;            /* for messages */
+    uint64_t written;
+    trowel_status failed;  /* first write error: later writes and finish report it */
+    uint8_t *buf;          /* file/fd: write buffer; memory: the data */
+    size_t len, cap;
+    uint32_t crc;          /* null sink */
+    int fd;                /* file: the temporary; fd: the caller's descriptor */
+    int dirfd;             /* file: the folder holding target and temporary (owned) */
+    char *final_name;      /* file: name inside dirfd */
+    char *temp_name;
+    unsigned flags;
+};
+
+/* A file sink for name (one path component) inside the open folder dirfd,
+ * which the sink takes over (and closes). display names it in messages. */
+trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *name,
+                                       const char *display, unsigned flags, trowel_sink **out);
+
+/* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
+ * sink's context) to the caller, who frees it with trowel_mem_free. */
+trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);
+
+#endif

@@ -1,0 +1,484 @@
+/*
+ * Unit tests for the core: the bounded reader, safe paths, output sinks
+ * (temporary + rename), the memory limit and property lists.
+ */
+#include "core/reader.h"
+#include "core/sink.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------- helpers */
+
+typedef struct fixture {
+    trowel_ctx *ctx;
+    trowel_input *in;
+    trowel_reader r;
+} fixture;
+
+static void fixture_memory(fixture *f, const void *data, size_t n)
+{
+    f->ctx = trowel_ctx_new();
+    trowel_input_open_memory(f->ctx, data, n, "mem", &f->in);
+    trowel_reader_init(&f->r, f->ctx, f->in);
+}
+
+static void fixture_free(fixture *f)
+{
+    trowel_input_close(f->in);
+    trowel_ctx_free(f->ctx);
+}
+
+static char *make_temp_dir(void)
+{
+    static char templ[64];
+    snprintf(templ, sizeof templ, "/tmp/trowel-test-XXXXXX");
+    return mkdtemp(templ);
+}
+
+static int count_dir_entries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "  could not remove %s\n", dir);
+}
+
+static const uint8_t sample[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+                                 'a',  'b',  'c',  0,    'x',  'y',  0xFF, 0xFE};
+
+/* ---------------------------------------------------------- reader */
+
+static void test_reader_reads_little_and_big_endian(void)
+{
+    fixture f;
+    fixture_memory(&f, sample, sizeof sample);
+    uint16_t a, b;
+    uint32_t c;
+    CHECK(trowel_read_u16le(&f.r, &a) == TROWEL_OK);
+    CHECK(trowel_read_u16be(&f.r, &b) == TROWEL_OK);
+    CHECK(trowel_read_u32le(&f.r, &c) == TROWEL_OK);
+    CHECK_EQ_U64(a, 0x0201);
+    CHECK_EQ_U64(b, 0x0304);
+    CHECK_EQ_U64(c, 0x08070605);
+    CHECK_EQ_U64(trowel_reader_tell(&f.r), 8);
+    fixture_free(&f);
+}
+
+static void test_reader_refuses_read_past_end_with_offset(void)
+{
+    fixture f;
+    fixture_memory(&f, sample, sizeof sample);
+    CHECK(trowel_reader_seek(&f.r, 14) == TROWEL_OK);
+    uint32_t v = 123;
+    CHECK(trowel_read_u32le(&f.r, &v) == TROWEL_ERR_TRUNCATED);
+    CHECK_EQ_U64(trowel_ctx_last_error(f.ctx)->offset, 14);
+    CHECK(strstr(trowel_ctx_last_error(f.ctx)->message, "0x10") != NULL);
+    CHECK_EQ_U64(trowel_reader_tell(&f.r), 14); /* failed reads do not move */
+    CHECK(trowel_reader_seek(&f.r, 17) == TROWEL_ERR_TRUNCATED);
+    CHECK(trowel_reader_skip(&f.r, UINT64_MAX) == TROWEL_ERR_TRUNCATED);
+    fixture_free(&f);
+}
+
+static void test_reader_sub_window_is_bounded_and_offsets_absolute(void)
+{
+    fixture f;
+    fixture_memory(&f, sample, sizeof sample);
+    trowel_reader sub;
+    CHECK(trowel_reader_sub(&f.r, 4, 4, &sub) == TROWEL_OK);
+    uint32_t v;
+    CHECK(trowel_read_u32le(&sub, &v) == TROWEL_OK);
+    CHECK_EQ_U64(v, 0x08070605);
+    uint8_t b;
+    CHECK(trowel_read_u8(&sub, &b) == TROWEL_ERR_TRUNCATED);
+    CHECK_EQ_U64(trowel_ctx_last_error(f.ctx)->offset, 8);
+    /* sub-ranges that overflow or leave the parent are refused */
+    CHECK(trowel_reader_sub(&f.r, 8, UINT64_MAX - 4, &sub) == TROWEL_ERR_TRUNCATED);
+    CHECK(trowel_reader_sub(&f.r, 17, 0, &sub) == TROWEL_ERR_TRUNCATED);
+    CHECK(trowel_reader_sub(&f.r, 16, 0, &sub) == TROWEL_OK);
+    fixture_free(&f);
+}
+
+static void test_reader_strings_stop_at_nul_and_cap(void)
+{
+    fixture f;
+    fixture_memory(&f, sample, sizeof sample);
+    char s[8];
+    CHECK(trowel_reader_seek(&f.r, 8) == TROWEL_OK);
+    CHECK(trowel_read_cstring(&f.r, s, sizeof s) == TROWEL_OK);
+    CHECK_STR(s, "abc");
+    CHECK_EQ_U64(trowel_reader_tell(&f.r), 12);
+    CHECK(trowel_reader_seek(&f.r, 8) == TROWEL_OK);
+    CHECK(trowel_read_fixed_string(&f.r, 6, s, sizeof s) == TROWEL_OK);
+    CHECK_STR(s, "abc");
+    CHECK_EQ_U64(trowel_reader_tell(&f.r), 14); /* the whole field is consumed */
+    char tiny[3];
+    CHECK(trowel_reader_seek(&f.r, 8) == TROWEL_OK);
+    CHECK(trowel_read_cstring(&f.r, tiny, sizeof tiny) == TROWEL_ERR_CORRUPT);
+    /* no NUL before the end */
+    CHECK(trowel_reader_seek(&f.r, 12) == TROWEL_OK);
+    CHECK(trowel_read_cstring(&f.r, s, sizeof s) == TROWEL_ERR_TRUNCATED);
+    fixture_free(&f);
+}
+
+static void test_reader_borrow_gives_spans_up_to_end(void)
+{
+    fixture f;
+    fixture_memory(&f, sample, sizeof sample);
+    const uint8_t *p;
+    size_t got;
+    CHECK(trowel_reader_borrow(&f.r, 10, &p, &got) == TROWEL_OK);
+    CHECK_EQ_U64(got, 10);
+    CHECK(p[0] == 0x01);
+    CHECK(trowel_reader_borrow(&f.r, 100, &p, &got) == TROWEL_OK);
+    CHECK_EQ_U64(got, 6);
+    CHECK(trowel_reader_borrow(&f.r, 100, &p, &got) == TROWEL_OK);
+    CHECK_EQ_U64(got, 0);
+    fixture_free(&f);
+}
+
+static void test_reader_over_file_crosses_cache_boundaries(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/big.bin", dir);
+    /* 600 KiB of a known pattern: larger than the 256 KiB input cache */
+    size_t n = 600 * 1024;
+    uint8_t *data = malloc(n);
+    REQUIRE(data != NULL);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i * 7 + (i >> 10));
+    FILE *fp = fopen(path, "wb");
+    REQUIRE(fp != NULL);
+    fwrite(data, 1, n, fp);
+    fclose(fp);
+
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in;
+    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    CHECK_EQ_U64(trowel_reader_size(&r), n);
+    /* a read straddling the cache edge, then a far seek backwards */
+    uint8_t buf[64];
+    CHECK(trowel_reader_seek(&r, 262144 - 30) == TROWEL_OK);
+    CHECK(trowel_read_bytes(&r, buf, sizeof buf) == TROWEL_OK);
+    CHECK(memcmp(buf, data + 262144 - 30, sizeof buf) == 0);
+    CHECK(trowel_reader_seek(&r, 5) == TROWEL_OK);
+    CHECK(trowel_read_bytes(&r, buf, 8) == TROWEL_OK);
+    CHECK(memcmp(buf, data + 5, 8) == 0);
+    /* borrowing everything in spans reassembles the file */
+    CHECK(trowel_reader_seek(&r, 0) == TROWEL_OK);
+    size_t at = 0, got;
+    const uint8_t *p;
+    bool same = true;
+    while (trowel_reader_borrow(&r, 70000, &p, &got) == TROWEL_OK && got) {
+        same = same && memcmp(p, data + at, got) == 0;
+        at += got;
+    }
+    CHECK(same);
+    CHECK_EQ_U64(at, n);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    free(data);
+    remove_tree(dir);
+}
+
+static void test_input_open_reports_missing_file_and_folder(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in;
+    CHECK(trowel_input_open_file(ctx, "/nonexistent/x", &in) == TROWEL_ERR_IO);
+    CHECK(in == NULL);
+    CHECK(trowel_input_open_file(ctx, "/tmp", &in) == TROWEL_ERR_IO);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "folder") != NULL);
+    trowel_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------- paths */
+
+static void test_path_normalize_rejects_escapes(void)
+{
+    char out[64];
+    static const char *const bad[] = {
+        "/etc/passwd", "\\windows\\x", "C:\\x", "c:x",       "../x",    "a/../../x",
+        "a\\..\\..\\x", "..",          "",      "a/\x01/b", "./.",     "a/..",
+        "x:y",         "\\\\server\\share",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (trowel_path_normalize(bad[i], out, sizeof out) != TROWEL_ERR_UNSAFE_PATH) {
+            fprintf(stderr, "  accepted: '%s'\n", bad[i]);
+            CHECK(0);
+        }
+    }
+}
+
+static void test_path_normalize_cleans_separators(void)
+{
+    char out[64];
+    CHECK(trowel_path_normalize("scenes\\npc\\a.vcd", out, sizeof out) == TROWEL_OK);
+    CHECK_STR(out, "scenes/npc/a.vcd");
+    CHECK(trowel_path_normalize("./a//b/./c", out, sizeof out) == TROWEL_OK);
+    CHECK_STR(out, "a/b/c");
+    CHECK(trowel_path_normalize("..a/b..", out, sizeof out) == TROWEL_OK);
+    CHECK_STR(out, "..a/b..");
+    char small[4];
+    CHECK(trowel_path_normalize("abcd", small, sizeof small) == TROWEL_ERR_UNSAFE_PATH);
+}
+
+/* ---------------------------------------------------------- sinks */
+
+static void test_file_sink_appears_only_when_finished(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.bin", dir);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+    REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    struct stat st;
+    CHECK(stat(path, &st) != 0); /* not there yet */
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(stat(path, &st) == 0 && st.st_size == 5);
+    CHECK_EQ_U64(count_dir_entries(dir), 1); /* no temporary left */
+
+    /* discard leaves nothing */
+    snprintf(path, sizeof path, "%s/gone.bin", dir);
+    REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "partial", 7) == TROWEL_OK);
+    trowel_sink_discard(s);
+    CHECK(stat(path, &st) != 0);
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_file_sink_refuses_overwrite_without_flag(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/x", dir);
+    FILE *fp = fopen(path, "w");
+    REQUIRE(fp != NULL);
+    fputs("old", fp);
+    fclose(fp);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+    CHECK(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_ERR_EXISTS);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "new!", 4) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size == 4);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_file_sink_does_not_follow_symlink_at_target(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char victim[256], link[256];
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    snprintf(link, sizeof link, "%s/link", dir);
+    FILE *fp = fopen(victim, "w");
+    REQUIRE(fp != NULL);
+    fputs("precious", fp);
+    fclose(fp);
+    REQUIRE(symlink(victim, link) == 0);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+    REQUIRE(trowel_sink_open_file(ctx, link, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "x", 1) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    struct stat st;
+    CHECK(stat(victim, &st) == 0 && st.st_size == 8); /* the link was replaced, not followed */
+    CHECK(lstat(link, &st) == 0 && S_ISREG(st.st_mode));
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_outdir_refuses_unsafe_names_and_symlinked_folders(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char out[256], link[300];
+    snprintf(out, sizeof out, "%s/out", dir);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_outdir *od;
+    REQUIRE(trowel_outdir_open(ctx, out, 0, &od) == TROWEL_OK);
+    trowel_sink *s;
+    CHECK(trowel_outdir_create(od, "../escape", &s) == TROWEL_ERR_UNSAFE_PATH);
+    CHECK(trowel_outdir_create(od, "/abs", &s) == TROWEL_ERR_UNSAFE_PATH);
+    CHECK(trowel_outdir_create(od, "a\\..\\..\\b", &s) == TROWEL_ERR_UNSAFE_PATH);
+    /* a link inside the folder pointing outside must not be walked through */
+    snprintf(link, sizeof link, "%s/sneaky", out);
+    REQUIRE(symlink(dir, link) == 0);
+    CHECK(trowel_outdir_create(od, "sneaky/file", &s) == TROWEL_ERR_UNSAFE_PATH);
+    /* nested names make their folders */
+    REQUIRE(trowel_outdir_create(od, "sub\\dir/file.txt", &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "ok", 2) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    char made[300];
+    snprintf(made, sizeof made, "%s/sub/dir/file.txt", out);
+    struct stat st;
+    CHECK(stat(made, &st) == 0 && st.st_size == 2);
+    CHECK_EQ_U64(count_dir_entries(dir), 1); /* only out/: nothing escaped */
+    trowel_outdir_close(od);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_memory_sink_respects_limit(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, 100000);
+    trowel_sink *s;
+    REQUIRE(trowel_sink_open_memory(ctx, &s) == TROWEL_OK);
+    static uint8_t chunk[40000];
+    CHECK(trowel_sink_write(s, chunk, sizeof chunk) == TROWEL_OK);
+    trowel_status st = TROWEL_OK;
+    for (int i = 0; i < 4 && st == TROWEL_OK; i++)
+        st = trowel_sink_write(s, chunk, sizeof chunk);
+    CHECK(st == TROWEL_ERR_LIMIT);
+    CHECK(trowel_sink_write(s, "x", 1) == TROWEL_ERR_LIMIT); /* stays failed */
+    trowel_sink_discard(s);
+    trowel_ctx_free(ctx);
+}
+
+static void test_null_sink_counts_and_crcs(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+    REQUIRE(trowel_sink_open_null(ctx, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "1234", 4) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "56789", 5) == TROWEL_OK);
+    CHECK_EQ_U64(trowel_sink_written(s), 9);
+    CHECK_EQ_U64(trowel_sink_crc32(s), 0xCBF43926u); /* the CRC-32 check value */
+    trowel_sink_discard(s);
+    trowel_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------- memory */
+
+static void test_memory_limit_refuses_and_recovers(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, 1000);
+    void *a = trowel_mem_alloc(ctx, 600);
+    CHECK(a != NULL);
+    CHECK(trowel_mem_alloc(ctx, 600) == NULL);
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_ERR_LIMIT);
+    CHECK(trowel_mem_calloc(ctx, SIZE_MAX / 2, 4) == NULL);
+    trowel_mem_free(ctx, a);
+    void *b = trowel_mem_alloc(ctx, 900);
+    CHECK(b != NULL);
+    CHECK(trowel_mem_realloc(ctx, b, 2000) == NULL);
+    trowel_mem_free(ctx, b);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_set_mem_limit(ctx, 0);
+    CHECK_EQ_U64(trowel_ctx_mem_limit(ctx), TROWEL_DEFAULT_MEM_LIMIT);
+    trowel_ctx_free(ctx);
+}
+
+static void test_injected_allocation_failure_is_reported(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    ctx->fail_alloc_after = 2;
+    void *a = trowel_mem_alloc(ctx, 10);
+    CHECK(a != NULL);
+    CHECK(trowel_mem_alloc(ctx, 10) == NULL);
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_ERR_NOMEM);
+    trowel_mem_free(ctx, a);
+    trowel_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------- props */
+
+static void test_props_keep_order_types_and_copies(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_props *p = trowel_props_new(ctx);
+    char key[8] = "k1", val[8] = "hello";
+    const char *list[] = {"a", "b"};
+    CHECK(trowel_props_add_str(p, key, val) == TROWEL_OK);
+    strcpy(key, "zz");
+    strcpy(val, "bye");
+    CHECK(trowel_props_add_uint(p, "n", 42) == TROWEL_OK);
+    CHECK(trowel_props_add_hex(p, "h", 0xBEEF) == TROWEL_OK);
+    CHECK(trowel_props_add_list(p, "l", list, 2) == TROWEL_OK);
+    CHECK_EQ_U64(trowel_props_count(p), 4);
+    CHECK_STR(trowel_props_at(p, 0)->key, "k1");
+    CHECK_STR(trowel_props_at(p, 0)->s, "hello");
+    CHECK(trowel_props_find(p, "h")->hex == 1);
+    CHECK_STR(trowel_props_find(p, "l")->list[1], "b");
+    CHECK(trowel_props_find(p, "missing") == NULL);
+    trowel_props_free(p);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+}
+
+static void test_options_check_and_get(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *opts[] = {"variant=qbasic", "missing=x", "variant=normal"};
+    const char *allowed[] = {"variant", "missing", NULL};
+    const char *narrow[] = {"variant", NULL};
+    CHECK(trowel_options_check(ctx, opts, 3, allowed) == TROWEL_OK);
+    CHECK(trowel_options_check(ctx, opts, 3, narrow) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_options_get(opts, 3, "variant"), "normal");
+    CHECK(trowel_options_get(opts, 3, "miss") == NULL);
+    const char *bad[] = {"novalue"};
+    CHECK(trowel_options_check(ctx, bad, 1, allowed) == TROWEL_ERR_USAGE);
+    trowel_ctx_free(ctx);
+}
+
+static void test_status_strings_are_distinct(void)
+{
+    for (int a = TROWEL_OK; a <= TROWEL_ERR_VERIFY; a++)
+        for (int b = a + 1; b <= TROWEL_ERR_VERIFY; b++)
+            CHECK(strcmp(trowel_status_string((trowel_status)a),
+                         trowel_status_string((trowel_status)b)) != 0);
+}
+
+TEST_MAIN(TEST(test_reader_reads_little_and_big_endian),
+          TEST(test_reader_refuses_read_past_end_with_offset),
+          TEST(test_reader_sub_window_is_bounded_and_offsets_absolute),
+          TEST(test_reader_strings_stop_at_nul_and_cap),
+          TEST(test_reader_borrow_gives_spans_up_to_end),
+          TEST(test_reader_over_file_crosses_cache_boundaries),
+          TEST(test_input_open_reports_missing_file_and_folder),
+          TEST(test_path_normalize_rejects_escapes),
+          TEST(test_path_normalize_cleans_separators),
+          TEST(test_file_sink_appears_only_when_finished),
+          TEST(test_file_sink_refuses_overwrite_without_flag),
+          TEST(test_file_sink_does_not_follow_symlink_at_target),
+          TEST(test_outdir_refuses_unsafe_names_and_symlinked_folders),
+          TEST(test_memory_sink_respects_limit),
+          TEST(test_null_sink_counts_and_crcs),
+          TEST(test_memory_limit_refuses_and_recovers),
+          TEST(test_injected_allocation_failure_is_reported),
+          TEST(test_props_keep_order_types_and_copies),
+          TEST(test_options_check_and_get),
+          TEST(test_status_strings_are_distinct))
