@@ -1,0 +1,58 @@
+# trowel — the README's two commands:
+#   make run    install what is missing, build, make samples, run trowel on them
+#   make test   install what is missing, build, run every test
+# Other targets: make (build only), sanitize, fuzz, bench, install, clean.
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_ARGS ?=
+FUZZ_SECONDS ?= 20
+
+.PHONY: all build run test sanitize fuzz bench install clean deps-build deps-test deps-ci
+
+all: build
+
+deps-build:
+	@scripts/deps.sh build
+deps-test:
+	@scripts/deps.sh test
+deps-ci:
+	@scripts/deps.sh ci
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_ARGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+run: deps-test
+	@$(MAKE) --no-print-directory build
+	scripts/run-samples.sh $(BUILD)
+
+test: deps-test
+	@$(MAKE) --no-print-directory build
+	ctest --test-dir $(BUILD) --output-on-failure -j$(JOBS)
+
+# The whole suite again, built with AddressSanitizer and UBSan.
+sanitize: deps-ci
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTROWEL_SANITIZE=ON
+	cmake --build build-asan -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j$(JOBS)
+
+# Every libFuzzer target, FUZZ_SECONDS each, from its seed corpus.
+fuzz: deps-ci
+	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTROWEL_FUZZ=ON -DTROWEL_TESTS=OFF
+	cmake --build build-fuzz -j$(JOBS)
+	scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
+
+bench:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory build
+	bench/bench_szdd.sh $(BUILD)
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz
