@@ -165,7 +165,29 @@ void trowel_archive_close(trowel_archive *a)
     trowel_mem_free(a->ctx, a->entries);
     trowel_props_free(a->info);
     trowel_props_free(a->strings);
+    trowel_mem_free(a->ctx, a->size_before);
     trowel_mem_free(a->ctx, a);
+}
+
+/* size_before[i]: decoded bytes of the entries before i (saturating), made
+ * once, so progress over many entries costs nothing per entry. */
+static trowel_status progress_prefix(trowel_archive *a)
+{
+    if (a->size_before_len == a->entry_count + 1)
+        return TROWEL_OK;
+    trowel_mem_free(a->ctx, a->size_before);
+    a->size_before_len = 0;
+    a->size_before = trowel_mem_calloc(a->ctx, a->entry_count + 1, sizeof(uint64_t));
+    if (!a->size_before)
+        return a->ctx->last_error.status;
+    for (size_t i = 0; i < a->entry_count; i++) {
+        uint64_t sum;
+        a->size_before[i + 1] = trowel_add_overflows(a->size_before[i], a->entries[i].size, &sum)
+                                    ? UINT64_MAX
+                                    : sum;
+    }
+    a->size_before_len = a->entry_count + 1;
+    return TROWEL_OK;
 }
 
 trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
@@ -173,7 +195,13 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
     if (index >= a->entry_count || !a->fmt->read_entry)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
     trowel_set_entry(a->ctx, a->entries[index].name);
+    /* Progress inside the entry counts toward all the archive's bytes. */
+    if (a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
+        trowel_progress_scope(a->ctx, a->size_before[index], a->entries[index].size,
+                              a->size_before[a->entry_count]);
     trowel_status s = a->fmt->read_entry(a, index, out);
+    trowel_progress(a->ctx, a->entries[index].size, a->entries[index].size);
+    trowel_progress_scope(a->ctx, 0, 0, 0);
     if (s == TROWEL_OK)
         trowel_set_entry(a->ctx, NULL);
     return s;
@@ -203,7 +231,6 @@ trowel_status trowel_archive_verify(trowel_archive *a, trowel_verify_fn fn, void
         trowel_sink_discard(null);
         if (s != TROWEL_OK)
             trowel_archive_report(a);
-        trowel_progress(a->ctx, i + 1, a->entry_count);
     }
     trowel_set_entry(a->ctx, NULL);
     if (a->fmt->verify) {

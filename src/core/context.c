@@ -78,6 +78,7 @@ void trowel_ctx_clear_error(trowel_ctx *ctx)
     ctx->last_error.offset = TROWEL_NO_OFFSET;
 }
 
+TROWEL_PRINTF(5, 0)
 static void fill_error(trowel_ctx *ctx, trowel_error *e, trowel_status status, uint64_t offset,
                        const char *fmt, va_list ap)
 {
@@ -123,8 +124,26 @@ void trowel_set_entry(trowel_ctx *ctx, const char *name)
 
 void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total)
 {
-    if (ctx->progress_fn)
-        ctx->progress_fn(ctx->progress_user, done, total);
+    if (!ctx->progress_fn)
+        return;
+    if (ctx->progress_total) {
+        /* A piece of a larger whole: scale into its share. */
+        uint64_t part = done;
+        if (total && total != ctx->progress_span)
+            part = (uint64_t)((double)done / (double)total * (double)ctx->progress_span);
+        if (part > ctx->progress_span)
+            part = ctx->progress_span;
+        done = ctx->progress_base + part;
+        total = ctx->progress_total;
+    }
+    ctx->progress_fn(ctx->progress_user, done, total);
+}
+
+void trowel_progress_scope(trowel_ctx *ctx, uint64_t base, uint64_t span, uint64_t total)
+{
+    ctx->progress_base = base;
+    ctx->progress_span = span;
+    ctx->progress_total = total;
 }
 
 void trowel_free(void *p)

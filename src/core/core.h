@@ -30,6 +30,9 @@ struct trowel_ctx {
     trowel_progress_fn progress_fn;
     void *progress_user;
     char entry[256];           /* entry being handled, copied into errors */
+    uint64_t progress_base;    /* see trowel_progress_scope */
+    uint64_t progress_span;
+    uint64_t progress_total;
 };
 
 /* ---- errors: set the context's last error and return the status, so a
@@ -37,11 +40,17 @@ struct trowel_ctx {
 trowel_status trowel_fail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
                           const char *fmt, ...) TROWEL_PRINTF(4, 5);
 trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
-                           const char *fmt, va_list ap);
+                           const char *fmt, va_list ap) TROWEL_PRINTF(4, 0);
 void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
 /* The entry named in errors from now on ("" or NULL for none). */
 void trowel_set_entry(trowel_ctx *ctx, const char *name);
+/* Reports progress of the current piece of work (bytes of one stream).
+ * Inside an archive entry the archive layer maps it onto the whole archive,
+ * so a caller sees one steady count across entries. */
 void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total);
+/* The archive layer: the piece now running covers [base, base + span) of a
+ * whole of total (all 0 to report pieces as they are). */
+void trowel_progress_scope(trowel_ctx *ctx, uint64_t base, uint64_t span, uint64_t total);
 
 /* ---- memory. Every allocation whose size comes from file data goes through
  * these: they refuse (TROWEL_ERR_LIMIT, with an error set) what would take

@@ -38,13 +38,16 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open: %s",
                            strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         int err = errno;
         close(fd);
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot inspect: %s",
+                           strerror(err));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s",
-                           S_ISDIR(st.st_mode) ? "is a folder, not a file"
-                           : err               ? strerror(err)
-                                               : "not a regular file");
+                           S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
     }
     trowel_input *in;
     trowel_status s = new_input(ctx, path, &in);

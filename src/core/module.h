@@ -74,6 +74,8 @@ struct trowel_archive {
     size_t entry_count;
     size_t entry_cap;
     void *priv;
+    uint64_t *size_before; /* progress: prefix sums of entry sizes */
+    size_t size_before_len;
     /* verify bookkeeping */
     trowel_verify_fn report_fn;
     void *report_user;

@@ -61,11 +61,33 @@ trowel_status trowel_path_normalize(const char *name, char *out, size_t cap)
     return n ? TROWEL_OK : TROWEL_ERR_UNSAFE_PATH;
 }
 
+/* mkdir -p: the user named this folder, so its parents may be made too. */
+static int make_folders(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0')
+            continue;
+        char c = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return -1;
+        buf[i] = c;
+    }
+    return 0;
+}
+
 trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sink_flags,
                                  trowel_outdir **out)
 {
     *out = NULL;
-    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+    if (make_folders(path) != 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create folder %s: %s",
                            path, strerror(errno));
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
