@@ -1,0 +1,111 @@
+/*
+ * What the trowel commands share: the command table entry each cmd_*.c
+ * exports, the session (context, warnings, progress) a command runs in,
+ * and small helpers for opening inputs and reporting failures.
+ * The commands use only the public API (<trowel/trowel.h>).
+ */
+#ifndef TROWEL_CLI_H
+#define TROWEL_CLI_H
+
+#include "args.h"
+#include "output.h"
+
+#include <trowel/trowel.h>
+
+typedef struct cli_session {
+    trowel_ctx *ctx;
+    const char *verb;
+    bool quiet;
+    bool verbose;
+    const char *file;      /* the file warnings name; NULL: none */
+    cli_progress progress; /* user pointer of the progress callback */
+} cli_session;
+
+typedef struct cli_command {
+    const char *name;
+    const char *synopsis;    /* usage after "trowel " */
+    const char *summary;     /* one line for 'trowel --help' */
+    const char *description; /* paragraphs for 'trowel VERB --help' */
+    const cli_option *options;
+    /* Runs with parsed arguments in an open session; returns the exit status. */
+    int (*run)(const cli_args *args, cli_session *s);
+} cli_command;
+
+extern const cli_command cli_cmd_formats;
+extern const cli_command cli_cmd_info;
+extern const cli_command cli_cmd_list;
+extern const cli_command cli_cmd_extract;
+extern const cli_command cli_cmd_create;
+extern const cli_command cli_cmd_verify;
+extern const cli_command cli_cmd_convert;
+extern const cli_command cli_cmd_compress;
+extern const cli_command cli_cmd_decompress;
+
+/* --------------------------------------------------------------- session */
+
+/* Makes the context, applies --mem-limit and -q. Returns 0 or an exit
+ * status (after printing why). */
+int cli_session_open(cli_session *s, const char *verb, const cli_args *args);
+void cli_session_close(cli_session *s);
+/* Installs the progress bar (drawn only on a terminal and without -q). */
+void cli_session_progress(cli_session *s);
+
+/* Prints the context's last error for file and returns the exit status it
+ * calls for. With entry non-NULL, names it when the error does not. */
+int cli_report(cli_session *s, const char *file, const char *entry);
+
+/* --------------------------------------------------------------- helpers */
+
+/* Checks the operand count; prints a usage error and returns 2 if it is out
+ * of [min, max] (max 0: no upper bound). what names the operand. */
+int cli_need_operands(const cli_session *s, const cli_args *args, size_t min, size_t max,
+                      const char *what);
+/* -t/--format: the forced format, or NULL to detect. Returns 0 or 2. */
+int cli_forced_format(const cli_session *s, const cli_args *args, const trowel_format **out);
+/* A format by id; unknown ids are a usage error listing the known ones. */
+int cli_find_format(const char *verb, const char *id, const trowel_format **out);
+
+/* An opened file and its archive. */
+typedef struct cli_opened {
+    trowel_input *in;
+    trowel_archive *a;
+} cli_opened;
+
+/* Opens path and its archive (fmt NULL: detect). Reports failures itself
+ * and returns 0 or an exit status. */
+int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
+                     cli_opened *out);
+void cli_close_archive(cli_opened *o);
+
+/* Opens an output: a file sink for path, or stdout for NULL or "-". */
+int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out);
+/* Finishes the sink, or discards it when status is not OK. Returns the
+ * exit status for the pair (reporting a failure to finish). */
+int cli_close_output(cli_session *s, trowel_sink *sink, int status, const char *path);
+
+/* The next space-separated word of *s (advanced past it); false at the end. */
+bool cli_next_word(const char **s, const char **word, size_t *len);
+/* True when list (space separated) holds the word of len bytes. */
+bool cli_word_in_list(const char *list, const char *word, size_t len);
+/* True for "json" and every target some format converts to. */
+bool cli_known_target(const char *target);
+/* Prints those targets, each once, "json" first, sep between them. */
+void cli_list_targets(FILE *f, const char *sep);
+
+/* Reads all of fd (named name in errors) into memory, NUL-terminated,
+ * refusing more than the session's memory limit. Returns 0 or an exit
+ * status after printing why; the caller frees *data. */
+int cli_read_all(cli_session *s, int fd, const char *name, char **data, size_t *size);
+/* The same for a file by path. */
+int cli_read_file(cli_session *s, const char *path, char **data, size_t *size);
+
+/* True when path names the same file (device and inode) as other; false
+ * when either is NULL, "-" or missing. Outputs must never replace inputs. */
+bool cli_same_file(const char *path, const char *other);
+/* Reports "OUT: refusing to write over the input INPUT"; returns 1. */
+int cli_refuse_overwrite_input(cli_session *s, const char *out, const char *input);
+
+/* Prints one JSON text and a newline on stdout. */
+void cli_print_json_text(const char *json);
+
+#endif

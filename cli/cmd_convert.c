@@ -1,0 +1,111 @@
+/*
+ * trowel convert INPUT [-o OUT] [--to TARGET] [-O key=value]... [-t FORMAT]
+ * Converts a file to a target: "json" (its structure) for every format,
+ * images, meshes, sounds or scripts for those that have them.
+ */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The target OUT's extension names, if it is a known one; else NULL. */
+static const char *target_from_name(const char *out, char *buf, size_t cap)
+{
+    if (!out || strcmp(out, "-") == 0)
+        return NULL;
+    const char *slash = strrchr(out, '/');
+    const char *dot = strrchr(slash ? slash + 1 : out, '.');
+    if (!dot || !dot[1] || strlen(dot + 1) >= cap)
+        return NULL;
+    size_t n = 0;
+    for (const char *c = dot + 1; *c; c++)
+        buf[n++] = (char)tolower((unsigned char)*c);
+    buf[n] = '\0';
+    return cli_known_target(buf) ? buf : NULL;
+}
+
+static int choose_target(const cli_session *s, const cli_args *args, char *buf, size_t cap,
+                         const char **target)
+{
+    const char *to = cli_args_last(args, OPT_TO);
+    if (!to) {
+        const char *from_name = target_from_name(cli_args_last(args, OPT_OUTPUT), buf, cap);
+        *target = from_name ? from_name : "json";
+        return CLI_EXIT_OK;
+    }
+    *target = to;
+    if (cli_known_target(to))
+        return CLI_EXIT_OK;
+    fprintf(stderr, CLI_PROGRAM ": %s: unknown target '", s->verb);
+    cli_put_safe(stderr, to);
+    fputs("' (known: ", stderr);
+    cli_list_targets(stderr, ", ");
+    fprintf(stderr, ")\nTry '" CLI_PROGRAM " %s --help'.\n", s->verb);
+    return CLI_EXIT_USAGE;
+}
+
+static int convert(cli_session *s, const cli_args *args, trowel_archive *a, const char *target)
+{
+    const char *out = cli_args_last(args, OPT_OUTPUT);
+    size_t nopts;
+    const char **opts = cli_args_values(args, OPT_OPTION, &nopts);
+    if (!opts) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    if (cli_same_file(out, s->file)) {
+        free(opts);
+        return cli_refuse_overwrite_input(s, out, s->file);
+    }
+    trowel_sink *sink;
+    int rc = cli_open_output(s, out, cli_args_has(args, OPT_FORCE), &sink);
+    if (rc == CLI_EXIT_OK) {
+        if (trowel_convert(s->ctx, a, target, opts, nopts, sink) != TROWEL_OK)
+            rc = cli_report(s, s->file, NULL);
+        rc = cli_close_output(s, sink, rc, out);
+    }
+    free(opts);
+    return rc;
+}
+
+static int run_convert(const cli_args *args, cli_session *s)
+{
+    const trowel_format *fmt;
+    char buf[32];
+    const char *target;
+    int rc = cli_need_operands(s, args, 1, 1, "one INPUT operand");
+    if (rc == CLI_EXIT_OK)
+        rc = cli_forced_format(s, args, &fmt);
+    if (rc == CLI_EXIT_OK)
+        rc = choose_target(s, args, buf, sizeof buf, &target);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cli_opened o;
+    if ((rc = cli_open_archive(s, args->operands[0], fmt, &o)) != CLI_EXIT_OK)
+        return rc;
+    rc = convert(s, args, o.a, target);
+    cli_close_archive(&o);
+    return rc;
+}
+
+static const cli_option convert_options[] = {
+    {OPT_OUTPUT, 'o', "output", "OUT", "write to OUT (default, or '-': standard output)"},
+    {OPT_TO, 0, "to", "TARGET", "what to convert to (default: OUT's extension, else json)"},
+    {OPT_OPTION, 'O', "option", "KEY=VALUE", "a conversion option (repeatable)"},
+    {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
+    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT if it exists"},
+    {OPT_NONE, 0, NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_convert = {
+    .name = "convert",
+    .synopsis = "convert INPUT [-o OUT] [--to TARGET] [-O KEY=VALUE]... [-t FORMAT]",
+    .summary = "convert a file to JSON or to a common format (png, gif, obj, wav, vcd...)",
+    .description =
+        "Convert INPUT to TARGET: json (its structure, for every format) or what\n"
+        "its format lists in 'trowel formats'. Without --to, the target is OUT's\n"
+        "extension when that names a target, else json.",
+    .options = convert_options,
+    .run = run_convert,
+};

@@ -1,0 +1,325 @@
+/*
+ * trowel create -t FORMAT -o OUT [-C DIR] [-O key=value]... [--manifest M.json]
+ *               [PATH...]
+ * Builds a new file from PATHs (files, or folders walked recursively, names
+ * relative to DIR) and/or a manifest written by 'extract --manifest'.
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct owned_source {
+    char *name; /* as stored in the archive */
+    char *path; /* where the bytes are read from */
+} owned_source;
+
+typedef struct source_list {
+    owned_source *items;
+    size_t count, cap;
+} source_list;
+
+typedef struct create_job {
+    cli_session *s;
+    const char *dir; /* -C DIR, or NULL */
+    source_list sources;
+} create_job;
+
+/* ------------------------------------------------------------- sources */
+
+static char *join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p)
+        return NULL;
+    memcpy(p, a, la);
+    p[la] = '/';
+    memcpy(p + (la ? la + 1 : 0), b, lb + 1);
+    return p;
+}
+
+static int add_source(source_list *l, char *name, char *path)
+{
+    if (name && path && l->count == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        owned_source *p = realloc(l->items, cap * sizeof *p);
+        if (p) {
+            l->items = p;
+            l->cap = cap;
+        }
+    }
+    if (!name || !path || l->count == l->cap) {
+        free(name);
+        free(path);
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    l->items[l->count].name = name;
+    l->items[l->count].path = path;
+    l->count++;
+    return CLI_EXIT_OK;
+}
+
+static void free_sources(source_list *l)
+{
+    for (size_t i = 0; i < l->count; i++) {
+        free(l->items[i].name);
+        free(l->items[i].path);
+    }
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static int by_name(const void *x, const void *y)
+{
+    const owned_source *a = x, *b = y;
+    return strcmp(a->name, b->name);
+}
+
+static void warn_skip(const create_job *j, const char *path, const char *why)
+{
+    if (j->s->quiet)
+        return;
+    trowel_error w = {.status = TROWEL_OK, .offset = TROWEL_NO_OFFSET};
+    snprintf(w.message, sizeof w.message, "skipped: %s", why);
+    cli_print_warning(path, &w);
+}
+
+/* ------------------------------------------------------------ walking */
+
+static int walk(create_job *j, const char *fs_path, const char *name);
+
+/* One folder child: a file is added, a folder walked, anything else (and
+ * symbolic links to folders) skipped with a warning. */
+static int visit(create_job *j, const char *fs_path, const char *name)
+{
+    struct stat st;
+    if (lstat(fs_path, &st) != 0) {
+        cli_error("%s: %s", fs_path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    if (S_ISDIR(st.st_mode))
+        return walk(j, fs_path, name);
+    if (S_ISLNK(st.st_mode) && stat(fs_path, &st) != 0) {
+        warn_skip(j, fs_path, "a symbolic link to nothing");
+        return CLI_EXIT_OK;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        warn_skip(j, fs_path, S_ISDIR(st.st_mode) ? "a symbolic link to a folder"
+                                                  : "not a regular file");
+        return CLI_EXIT_OK;
+    }
+    char *n = strdup(name), *p = strdup(fs_path);
+    return add_source(&j->sources, n, p);
+}
+
+static int visit_child(create_job *j, const char *fs_path, const char *name, const char *child)
+{
+    char *child_fs = join(fs_path, child);
+    char *child_name = name[0] ? join(name, child) : strdup(child);
+    int rc = CLI_EXIT_FAILURE;
+    if (child_fs && child_name)
+        rc = visit(j, child_fs, child_name);
+    else
+        cli_error("out of memory");
+    free(child_fs);
+    free(child_name);
+    return rc;
+}
+
+/* Every file under the folder fs_path, named name/... ("" at the top). */
+static int walk(create_job *j, const char *fs_path, const char *name)
+{
+    DIR *d = opendir(fs_path);
+    if (!d) {
+        cli_error("%s: cannot open folder: %s", fs_path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    int rc = CLI_EXIT_OK;
+    struct dirent *de;
+    while (rc == CLI_EXIT_OK && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            rc = visit_child(j, fs_path, name, de->d_name);
+    }
+    closedir(d);
+    return rc;
+}
+
+/* ------------------------------------------------------------ operands */
+
+/* The archive name for an operand: leading '/', "./" and "../" are dropped
+ * (with a warning for '/' and ".."), the rest normalised. "" for the top. */
+static int storable_name(const create_job *j, const char *operand, char *out, size_t cap)
+{
+    const char *p = operand;
+    bool dropped = false;
+    for (;;) {
+        size_t skip = *p == '/' ? 1 : strncmp(p, "./", 2) == 0 ? 2
+                                    : strncmp(p, "../", 3) == 0 ? 3 : 0;
+        if (skip == 0)
+            break;
+        dropped = dropped || skip != 2;
+        p += skip;
+    }
+    if (strcmp(p, ".") == 0 || strcmp(p, "..") == 0 || *p == '\0') {
+        out[0] = '\0';
+        return CLI_EXIT_OK;
+    }
+    if (trowel_path_normalize(p, out, cap) != TROWEL_OK)
+        return cli_usage_error(j->s->verb, "'%s' cannot be stored as an archive name; use -C",
+                               operand);
+    if (dropped && !j->s->quiet)
+        fprintf(stderr, CLI_PROGRAM ": %s: warning: stored as '%s'\n", operand, out);
+    return CLI_EXIT_OK;
+}
+
+static int add_operand(create_job *j, const char *operand)
+{
+    char name[4096];
+    int rc = storable_name(j, operand, name, sizeof name);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    char *fs = operand[0] != '/' && j->dir ? join(j->dir, operand) : strdup(operand);
+    if (!fs) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    struct stat st;
+    size_t first = j->sources.count;
+    if (stat(fs, &st) != 0) {
+        cli_error("%s: %s", fs, strerror(errno));
+        rc = CLI_EXIT_FAILURE;
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = walk(j, fs, name);
+        qsort(j->sources.items + first, j->sources.count - first, sizeof *j->sources.items,
+              by_name);
+    } else if (!S_ISREG(st.st_mode)) {
+        cli_error("%s: not a regular file or folder", fs);
+        rc = CLI_EXIT_FAILURE;
+    } else if (name[0] == '\0') {
+        rc = cli_usage_error(j->s->verb, "'%s' gives an empty archive name", operand);
+    } else {
+        rc = add_source(&j->sources, strdup(name), strdup(fs));
+    }
+    free(fs);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- create */
+
+static int choose_format(cli_session *s, const cli_args *args, const char *manifest,
+                         const trowel_format **fmt)
+{
+    const char *id = cli_args_last(args, OPT_FORMAT);
+    if (id)
+        return cli_find_format(s->verb, id, fmt);
+    if (!manifest)
+        return cli_usage_error(s->verb, "missing -t FORMAT (or --manifest M.json naming one)");
+    if (trowel_manifest_format(s->ctx, manifest, fmt) != TROWEL_OK)
+        return cli_report(s, cli_args_last(args, OPT_MANIFEST), NULL);
+    return CLI_EXIT_OK;
+}
+
+/* OUT must not be one of the files it is built from, nor the manifest. */
+static int check_output(create_job *j, const char *out, const char *mpath)
+{
+    for (size_t i = 0; i < j->sources.count; i++)
+        if (cli_same_file(out, j->sources.items[i].path))
+            return cli_refuse_overwrite_input(j->s, out, j->sources.items[i].path);
+    if (mpath && cli_same_file(out, mpath))
+        return cli_refuse_overwrite_input(j->s, out, mpath);
+    return CLI_EXIT_OK;
+}
+
+static int build(create_job *j, const trowel_format *fmt, const char *manifest, const char *out,
+                 const cli_args *args)
+{
+    trowel_source *src = calloc(j->sources.count ? j->sources.count : 1, sizeof *src);
+    size_t nopts;
+    const char **opts = cli_args_values(args, OPT_OPTION, &nopts);
+    int rc = src && opts ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    for (size_t i = 0; src && i < j->sources.count; i++) {
+        src[i].name = j->sources.items[i].name;
+        src[i].path = j->sources.items[i].path;
+        if (j->s->verbose) {
+            cli_put_safe(stdout, src[i].name);
+            putchar('\n');
+        }
+    }
+    trowel_create_params p = {.sources = src, .source_count = j->sources.count,
+                              .options = opts, .option_count = nopts,
+                              .manifest_json = manifest, .base_dir = j->dir ? j->dir : "."};
+    trowel_sink *sink = NULL;
+    if (rc != CLI_EXIT_OK)
+        cli_error("out of memory");
+    else
+        rc = cli_open_output(j->s, out, cli_args_has(args, OPT_FORCE), &sink);
+    if (rc == CLI_EXIT_OK) {
+        cli_progress_start(&j->s->progress, out);
+        if (trowel_create(j->s->ctx, fmt, &p, sink) != TROWEL_OK)
+            rc = cli_report(j->s, out, NULL);
+        rc = cli_close_output(j->s, sink, rc, out);
+    }
+    free(src);
+    free(opts);
+    return rc;
+}
+
+static int run_create(const cli_args *args, cli_session *s)
+{
+    const char *out = cli_args_last(args, OPT_OUTPUT);
+    const char *mpath = cli_args_last(args, OPT_MANIFEST);
+    if (!out)
+        return cli_usage_error(s->verb, "missing -o OUT (use '-o -' for standard output)");
+    if (!mpath && !cli_args_has(args, OPT_FORMAT))
+        return cli_usage_error(s->verb, "missing -t FORMAT (or --manifest M.json naming one)");
+    char *manifest = NULL;
+    size_t msize;
+    int rc = mpath ? cli_read_file(s, mpath, &manifest, &msize) : CLI_EXIT_OK;
+    const trowel_format *fmt = NULL;
+    if (rc == CLI_EXIT_OK)
+        rc = choose_format(s, args, manifest, &fmt);
+    create_job j = {.s = s, .dir = cli_args_last(args, OPT_DIRECTORY)};
+    for (size_t i = 0; rc == CLI_EXIT_OK && i < args->operand_count; i++)
+        rc = add_operand(&j, args->operands[i]);
+    if (rc == CLI_EXIT_OK)
+        rc = check_output(&j, out, mpath);
+    cli_session_progress(s);
+    if (rc == CLI_EXIT_OK)
+        rc = build(&j, fmt, manifest, out, args);
+    free_sources(&j.sources);
+    free(manifest);
+    return rc;
+}
+
+static const cli_option create_options[] = {
+    {OPT_FORMAT, 't', "format", "FORMAT", "the format to write (see 'trowel formats')"},
+    {OPT_OUTPUT, 'o', "output", "OUT", "the file to write ('-': standard output)"},
+    {OPT_DIRECTORY, 'C', "directory", "DIR", "read PATHs (and manifest entries) under DIR"},
+    {OPT_OPTION, 'O', "option", "KEY=VALUE", "a format option (repeatable; see 'trowel formats')"},
+    {OPT_MANIFEST, 0, "manifest", "M.json", "rebuild from what 'extract --manifest' wrote"},
+    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT if it exists"},
+    {OPT_VERBOSE, 'v', "verbose", NULL, "print each name stored"},
+    {OPT_NONE, 0, NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_create = {
+    .name = "create",
+    .synopsis = "create -t FORMAT -o OUT [-C DIR] [-O KEY=VALUE]... [--manifest M.json] "
+                "[PATH...]",
+    .summary = "build a new file of a format from files, folders or a manifest",
+    .description =
+        "Write a new FORMAT file to OUT. Each PATH is read relative to DIR: a\n"
+        "file is stored under its PATH, a folder is walked recursively and its\n"
+        "files stored in name order, named relative to DIR. With --manifest\n"
+        "(from 'extract --manifest') the format, order and fields come from the\n"
+        "manifest, -t may be left out, and without PATHs the manifest's entries\n"
+        "are read from DIR. OUT is written under a temporary name and renamed\n"
+        "only when complete.",
+    .options = create_options,
+    .run = run_create,
+};

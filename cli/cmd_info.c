@@ -1,0 +1,109 @@
+/*
+ * trowel info FILE... [--json] [-t FORMAT]: detect each file and summarise
+ * its header. A file that fails is reported and the others still shown.
+ */
+#include "cli.h"
+
+#include <json-c/json.h>
+#include <string.h>
+
+static void print_info_text(const char *path, const trowel_archive *a)
+{
+    cli_put_safe(stdout, path);
+    printf(": %s\n", trowel_format_id(trowel_archive_format(a)));
+    const trowel_props *props = trowel_archive_info(a);
+    for (size_t i = 0; i < trowel_props_count(props); i++) {
+        const trowel_prop *p = trowel_props_at(props, i);
+        if (strcmp(p->key, "format") == 0)
+            continue; /* on the first line */
+        printf("  %s:", p->key);
+        if (p->type != TROWEL_VALUE_STRING || (p->s && p->s[0])) {
+            putchar(' ');
+            cli_print_prop_value(stdout, p);
+        }
+        putchar('\n');
+    }
+    printf("  entries: %zu\n", trowel_archive_entry_count(a));
+}
+
+/* Prints the file's JSON, or adds it to array when several are shown. */
+static int info_json(cli_session *s, const char *path, trowel_archive *a, json_object *array)
+{
+    char *text = NULL;
+    if (trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_PRETTY, &text) != TROWEL_OK)
+        return cli_report(s, path, NULL);
+    int rc = CLI_EXIT_OK;
+    if (!array) {
+        cli_print_json_text(text);
+    } else {
+        json_object *o = json_tokener_parse(text);
+        if (o)
+            json_object_array_add(array, o);
+        else {
+            cli_error("%s: the library made JSON that does not parse", path);
+            rc = CLI_EXIT_FAILURE;
+        }
+    }
+    trowel_free(text);
+    return rc;
+}
+
+static int info_one(cli_session *s, const char *path, const trowel_format *fmt, bool json,
+                    json_object *array)
+{
+    cli_opened o;
+    int rc = cli_open_archive(s, path, fmt, &o);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (json)
+        rc = info_json(s, path, o.a, array);
+    else
+        print_info_text(path, o.a);
+    cli_close_archive(&o);
+    return rc;
+}
+
+static void print_array(json_object *array)
+{
+    cli_print_json_text(json_object_to_json_string_ext(
+        array, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int run_info(const cli_args *args, cli_session *s)
+{
+    const trowel_format *fmt;
+    int rc = cli_need_operands(s, args, 1, 0, "FILE operand");
+    if (rc == CLI_EXIT_OK)
+        rc = cli_forced_format(s, args, &fmt);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    bool json = cli_args_has(args, OPT_JSON);
+    json_object *array = json && args->operand_count > 1 ? json_object_new_array() : NULL;
+    for (size_t i = 0; i < args->operand_count; i++) {
+        int r = info_one(s, args->operands[i], fmt, json, array);
+        rc = r > rc ? r : rc;
+    }
+    if (array) {
+        print_array(array);
+        json_object_put(array);
+    }
+    return rc;
+}
+
+static const cli_option info_options[] = {
+    {OPT_JSON, 0, "json", NULL, "print one JSON document (an array for several files)"},
+    {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
+    {OPT_NONE, 0, NULL, NULL, NULL},
+};
+
+const cli_command cli_cmd_info = {
+    .name = "info",
+    .synopsis = "info FILE... [--json] [-t FORMAT]",
+    .summary = "detect files and summarise them (format, version, header fields)",
+    .description =
+        "Detect the format of each FILE and print its header fields and entry\n"
+        "count. A file that cannot be read is reported and the others are still\n"
+        "shown; the exit status is then 1.",
+    .options = info_options,
+    .run = run_info,
+};

@@ -1,0 +1,344 @@
+/*
+ * The session a command runs in and the helpers the commands share
+ * (see cli.h).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define STDOUT_NAME "(standard output)"
+
+/* --------------------------------------------------------------- session */
+
+static void on_warning(void *user, const trowel_error *w)
+{
+    cli_session *s = user;
+    if (s->quiet)
+        return;
+    cli_progress_clear(&s->progress);
+    cli_print_warning(s->file, w);
+}
+
+int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
+{
+    memset(s, 0, sizeof *s);
+    s->verb = verb;
+    s->quiet = cli_args_has(args, OPT_QUIET);
+    s->verbose = cli_args_has(args, OPT_VERBOSE);
+    uint64_t limit = 0;
+    const char *text = cli_args_last(args, OPT_MEM_LIMIT);
+    if (text && !cli_parse_size(text, &limit))
+        return cli_usage_error(verb, "--mem-limit takes a byte count such as 512M, not '%s'",
+                               text);
+    s->ctx = trowel_ctx_new();
+    if (!s->ctx) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    if (text)
+        trowel_ctx_set_mem_limit(s->ctx, limit);
+    trowel_ctx_set_warning_handler(s->ctx, on_warning, s);
+    cli_progress_init(&s->progress, false);
+    return CLI_EXIT_OK;
+}
+
+void cli_session_close(cli_session *s)
+{
+    cli_progress_clear(&s->progress);
+    trowel_ctx_free(s->ctx);
+    s->ctx = NULL;
+}
+
+void cli_session_progress(cli_session *s)
+{
+    cli_progress_init(&s->progress, !s->quiet);
+    if (s->progress.enabled)
+        trowel_ctx_set_progress_handler(s->ctx, cli_progress_handler, &s->progress);
+}
+
+int cli_report(cli_session *s, const char *file, const char *entry)
+{
+    cli_progress_clear(&s->progress);
+    trowel_error e = *trowel_ctx_last_error(s->ctx);
+    if (e.status == TROWEL_OK)
+        e.status = TROWEL_ERR_IO; /* a failure with no detail still fails */
+    if (entry && !e.entry[0])
+        snprintf(e.entry, sizeof e.entry, "%s", entry);
+    cli_print_error(file, &e);
+    return cli_status_exit(e.status);
+}
+
+/* --------------------------------------------------------------- helpers */
+
+int cli_need_operands(const cli_session *s, const cli_args *args, size_t min, size_t max,
+                      const char *what)
+{
+    if (args->operand_count < min)
+        return cli_usage_error(s->verb, "missing %s", what);
+    if (max && args->operand_count > max)
+        return cli_usage_error(s->verb, "too many operands (from '%s' on): expected %s",
+                               args->operands[max], what);
+    return CLI_EXIT_OK;
+}
+
+static void list_format_ids(FILE *f)
+{
+    for (size_t i = 0; i < trowel_format_count(); i++)
+        fprintf(f, "%s%s", i ? ", " : "", trowel_format_id(trowel_format_at(i)));
+}
+
+int cli_find_format(const char *verb, const char *id, const trowel_format **out)
+{
+    *out = trowel_format_find(id);
+    if (*out)
+        return CLI_EXIT_OK;
+    fprintf(stderr, CLI_PROGRAM ": %s: unknown format '", verb);
+    cli_put_safe(stderr, id);
+    fputs("' (known: ", stderr);
+    list_format_ids(stderr);
+    fputs(")\n", stderr);
+    fprintf(stderr, "Try '" CLI_PROGRAM " formats'.\n");
+    return CLI_EXIT_USAGE;
+}
+
+int cli_forced_format(const cli_session *s, const cli_args *args, const trowel_format **out)
+{
+    *out = NULL;
+    const char *id = cli_args_last(args, OPT_FORMAT);
+    return id ? cli_find_format(s->verb, id, out) : CLI_EXIT_OK;
+}
+
+int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
+                     cli_opened *out)
+{
+    memset(out, 0, sizeof *out);
+    s->file = path;
+    trowel_status st = trowel_input_open_file(s->ctx, path, &out->in);
+    if (st == TROWEL_OK)
+        st = trowel_archive_open(s->ctx, out->in, fmt, &out->a);
+    if (st == TROWEL_OK)
+        return CLI_EXIT_OK;
+    int rc = cli_report(s, path, NULL);
+    cli_close_archive(out);
+    return rc;
+}
+
+void cli_close_archive(cli_opened *o)
+{
+    trowel_archive_close(o->a);
+    trowel_input_close(o->in);
+    o->a = NULL;
+    o->in = NULL;
+}
+
+static bool is_stdout(const char *path)
+{
+    return !path || strcmp(path, "-") == 0;
+}
+
+int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out)
+{
+    trowel_status st;
+    if (is_stdout(path)) {
+        fflush(stdout);
+        st = trowel_sink_open_fd(s->ctx, STDOUT_FILENO, STDOUT_NAME, out);
+    } else {
+        st = trowel_sink_open_file(s->ctx, path, force ? TROWEL_SINK_OVERWRITE : 0, out);
+    }
+    return st == TROWEL_OK ? CLI_EXIT_OK : cli_report(s, is_stdout(path) ? STDOUT_NAME : path, NULL);
+}
+
+int cli_close_output(cli_session *s, trowel_sink *sink, int status, const char *path)
+{
+    if (status != CLI_EXIT_OK) {
+        trowel_sink_discard(sink);
+        return status;
+    }
+    if (trowel_sink_finish(sink) == TROWEL_OK)
+        return CLI_EXIT_OK;
+    return cli_report(s, is_stdout(path) ? STDOUT_NAME : path, NULL);
+}
+
+bool cli_same_file(const char *path, const char *other)
+{
+    struct stat a, b;
+    if (is_stdout(path) || is_stdout(other))
+        return false;
+    return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
+int cli_refuse_overwrite_input(cli_session *s, const char *out, const char *input)
+{
+    cli_progress_clear(&s->progress);
+    fprintf(stderr, CLI_PROGRAM ": ");
+    cli_put_safe(stderr, out);
+    fprintf(stderr, ": refusing to write over the input ");
+    cli_put_safe(stderr, input);
+    fputc('\n', stderr);
+    return CLI_EXIT_FAILURE;
+}
+
+void cli_print_json_text(const char *json)
+{
+    fputs(json, stdout);
+    fputc('\n', stdout);
+}
+
+bool cli_next_word(const char **s, const char **word, size_t *len)
+{
+    const char *p = *s + strspn(*s, " \t\n");
+    size_t n = strcspn(p, " \t\n");
+    *s = p + n;
+    *word = p;
+    *len = n;
+    return n > 0;
+}
+
+bool cli_word_in_list(const char *list, const char *word, size_t len)
+{
+    const char *w;
+    size_t n;
+    while (cli_next_word(&list, &w, &n))
+        if (n == len && memcmp(w, word, n) == 0)
+            return true;
+    return false;
+}
+
+bool cli_known_target(const char *target)
+{
+    if (strcmp(target, "json") == 0)
+        return true;
+    for (size_t i = 0; i < trowel_format_count(); i++)
+        if (cli_word_in_list(trowel_format_convert_targets(trowel_format_at(i)), target,
+                             strlen(target)))
+            return true;
+    return false;
+}
+
+/* True when the target appeared before: "json", an earlier format's list,
+ * or earlier in this format's list (before pos). */
+static bool target_seen(size_t format, const char *pos, const char *w, size_t n)
+{
+    if (n == 4 && memcmp(w, "json", 4) == 0)
+        return true;
+    for (size_t i = 0; i < format; i++)
+        if (cli_word_in_list(trowel_format_convert_targets(trowel_format_at(i)), w, n))
+            return true;
+    const char *list = trowel_format_convert_targets(trowel_format_at(format));
+    const char *x;
+    size_t m;
+    while (cli_next_word(&list, &x, &m) && x < pos)
+        if (m == n && memcmp(x, w, n) == 0)
+            return true;
+    return false;
+}
+
+void cli_list_targets(FILE *f, const char *sep)
+{
+    fputs("json", f);
+    for (size_t i = 0; i < trowel_format_count(); i++) {
+        const char *list = trowel_format_convert_targets(trowel_format_at(i));
+        const char *w;
+        size_t n;
+        while (cli_next_word(&list, &w, &n))
+            if (!target_seen(i, w, w, n))
+                fprintf(f, "%s%.*s", sep, (int)n, w);
+    }
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int read_error(const char *name, const char *what)
+{
+    fprintf(stderr, CLI_PROGRAM ": ");
+    cli_put_safe(stderr, name);
+    fprintf(stderr, ": %s\n", what);
+    return CLI_EXIT_FAILURE;
+}
+
+static int too_large(const char *name, uint64_t limit)
+{
+    char why[160];
+    snprintf(why, sizeof why, "larger than the memory limit (%" PRIu64 " bytes; see --mem-limit)",
+             limit);
+    return read_error(name, why);
+}
+
+/* Makes room for more bytes after len in *buf: at most limit + 2, enough to
+ * notice an input one byte over the limit. */
+static int grow_buffer(char **buf, size_t *cap, size_t len, uint64_t limit, const char *name)
+{
+    if (len + 1 < *cap)
+        return CLI_EXIT_OK;
+    uint64_t most = limit > SIZE_MAX - 2 ? SIZE_MAX : limit + 2;
+    size_t ncap = *cap > SIZE_MAX / 2 ? SIZE_MAX : *cap * 2;
+    if ((uint64_t)ncap > most)
+        ncap = (size_t)most;
+    if (ncap <= *cap)
+        return too_large(name, limit);
+    char *p = realloc(*buf, ncap);
+    if (!p)
+        return read_error(name, "out of memory");
+    *buf = p;
+    *cap = ncap;
+    return CLI_EXIT_OK;
+}
+
+/* One read into the buffer; 1 at the end, 0 after bytes, or an exit status
+ * (negated) on failure. */
+static int read_more(int fd, char *buf, size_t cap, size_t *len, const char *name)
+{
+    ssize_t n;
+    do
+        n = read(fd, buf + *len, cap - 1 - *len);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return -read_error(name, strerror(errno));
+    *len += (size_t)n;
+    return n == 0;
+}
+
+int cli_read_all(cli_session *s, int fd, const char *name, char **data, size_t *size)
+{
+    uint64_t limit = trowel_ctx_mem_limit(s->ctx);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return read_error(name, "out of memory");
+    int r = 0;
+    while (r == 0) {
+        r = -grow_buffer(&buf, &cap, len, limit, name);
+        if (r == 0)
+            r = read_more(fd, buf, cap, &len, name);
+        if (r == 0 && len > limit)
+            r = -too_large(name, limit);
+    }
+    if (r < 0) {
+        free(buf);
+        return -r;
+    }
+    buf[len] = '\0';
+    *data = buf;
+    *size = len;
+    return CLI_EXIT_OK;
+}
+
+int cli_read_file(cli_session *s, const char *path, char **data, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        char why[300];
+        snprintf(why, sizeof why, "cannot open: %s", strerror(errno));
+        return read_error(path, why);
+    }
+    int rc = cli_read_all(s, fd, path, data, size);
+    close(fd);
+    return rc;
+}
