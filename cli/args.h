@@ -32,7 +32,8 @@ typedef enum cli_opt_id {
     OPT_SIZE,
     OPT_IDS,
     OPT_CODEC_IDS,
-    OPT_TARGET_IDS
+    OPT_TARGET_IDS,
+    OPT_RAW
 } cli_opt_id;
 
 typedef struct cli_option {

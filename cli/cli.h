@@ -77,6 +77,13 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
                      cli_opened *out);
 void cli_close_archive(cli_opened *o);
 
+/* --names LIST and extract's reading options (-O, --raw), applied to an
+ * opened archive. Formats without hashed names make --names a usage error.
+ * Returns 0 or an exit status after printing why. */
+int cli_apply_names(cli_session *s, const char *path, trowel_archive *a, const char *list);
+int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
+                           const cli_args *args);
+
 /* Opens an output: a file sink for path, or stdout for NULL or "-". */
 int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out);
 /* Finishes the sink, or discards it when status is not OK. Returns the

@@ -126,15 +126,6 @@ static int extract_all(extract_job *j)
 
 /* ------------------------------------------------------ names, manifest */
 
-/* --names LIST: entry names recovered from a list or folder (VSIF). No
- * format takes it yet; when one does, hand LIST to the library here. */
-static int apply_names(const extract_job *j, const char *list)
-{
-    (void)list;
-    return cli_usage_error(j->s->verb, "%s does not take --names",
-                           trowel_format_id(trowel_archive_format(j->a)));
-}
-
 /* Opens the manifest's output first, so an existing M.json stops the work
  * before anything is written; it is finished after the entries. */
 static int open_manifest(extract_job *j, const char *mpath, bool force, trowel_sink **out,
@@ -180,13 +171,15 @@ static int extract_open(extract_job *j, const cli_args *args)
 
 static int extract_archive(extract_job *j, const cli_args *args)
 {
-    const char *names = cli_args_last(args, OPT_NAMES);
-    if (names)
-        return apply_names(j, names);
+    int rc = cli_apply_names(j->s, j->path, j->a, cli_args_last(args, OPT_NAMES));
+    if (rc == CLI_EXIT_OK)
+        rc = cli_apply_read_options(j->s, j->path, j->a, args);
+    if (rc != CLI_EXIT_OK)
+        return rc;
     const char *mpath = cli_args_last(args, OPT_MANIFEST);
     trowel_sink *manifest;
     char *json;
-    int rc = open_manifest(j, mpath, cli_args_has(args, OPT_FORCE), &manifest, &json);
+    rc = open_manifest(j, mpath, cli_args_has(args, OPT_FORCE), &manifest, &json);
     if (rc == CLI_EXIT_OK)
         rc = extract_open(j, args);
     if (rc == CLI_EXIT_OK)
@@ -229,6 +222,8 @@ static const cli_option extract_options[] = {
     {OPT_FORCE, 'f', "force", NULL, "overwrite existing files"},
     {OPT_MANIFEST, 0, "manifest", "M.json", "also write what 'create --manifest' needs"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
+    {OPT_RAW, 0, "raw", NULL, "write entries as stored, not converted (same as -O raw=1)"},
+    {OPT_OPTION, 'O', "option", "KEY=VALUE", "a reading option of the format (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written"},
     {OPT_NONE, 0, NULL, NULL, NULL},
@@ -237,7 +232,7 @@ static const cli_option extract_options[] = {
 const cli_command cli_cmd_extract = {
     .name = "extract",
     .synopsis = "extract ARCHIVE [-C DIR] [--force] [--manifest M.json] [--names LIST] "
-                "[PATTERN...]",
+                "[--raw] [-O KEY=VALUE]... [PATTERN...]",
     .summary = "write the entries of an archive to files",
     .description =
         "Write every entry of ARCHIVE, or those whose name matches a shell\n"

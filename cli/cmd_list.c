@@ -89,6 +89,10 @@ static int run_list(const cli_args *args, cli_session *s)
     cli_opened o;
     if ((rc = cli_open_archive(s, path, fmt, &o)) != CLI_EXIT_OK)
         return rc;
+    if ((rc = cli_apply_names(s, path, o.a, cli_args_last(args, OPT_NAMES))) != CLI_EXIT_OK) {
+        cli_close_archive(&o);
+        return rc;
+    }
     if (cli_args_has(args, OPT_JSON))
         rc = print_json(s, path, o.a);
     else if (cli_args_has(args, OPT_LONG))
@@ -103,12 +107,13 @@ static const cli_option list_options[] = {
     {OPT_LONG, 'l', "long", NULL, "add size, packed size, offset and method columns"},
     {OPT_JSON, 0, "json", NULL, "print one JSON document"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
+    {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_list = {
     .name = "list",
-    .synopsis = "list ARCHIVE [-l] [--json] [-t FORMAT]",
+    .synopsis = "list ARCHIVE [-l] [--json] [-t FORMAT] [--names LIST]",
     .summary = "list the entries of an archive",
     .description =
         "Print the name of every entry of ARCHIVE, one per line, in directory\n"

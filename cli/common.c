@@ -342,3 +342,41 @@ int cli_read_file(cli_session *s, const char *path, char **data, size_t *size)
     close(fd);
     return rc;
 }
+
+/* ------------------------------------------------- reading an archive */
+
+int cli_apply_names(cli_session *s, const char *path, trowel_archive *a, const char *list)
+{
+    if (!list)
+        return CLI_EXIT_OK;
+    const trowel_format *f = trowel_archive_format(a);
+    if (!(trowel_format_caps(f) & TROWEL_CAP_NAMES))
+        return cli_usage_error(s->verb, "%s does not take --names", trowel_format_id(f));
+    if (trowel_archive_set_names(a, list) != TROWEL_OK)
+        return cli_report(s, path, NULL);
+    return CLI_EXIT_OK;
+}
+
+int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
+                           const cli_args *args)
+{
+    size_t n = 0;
+    const char **given = cli_args_values(args, OPT_OPTION, &n);
+    bool raw = cli_args_has(args, OPT_RAW);
+    if (n == 0 && !raw)
+        return CLI_EXIT_OK;
+    const char **opts = calloc(n + 1, sizeof *opts);
+    if (!opts) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < n; i++)
+        opts[i] = given[i];
+    if (raw)
+        opts[n++] = "raw=1";
+    int rc = CLI_EXIT_OK;
+    if (trowel_archive_set_options(a, opts, n) != TROWEL_OK)
+        rc = cli_report(s, path, NULL);
+    free(opts);
+    return rc;
+}

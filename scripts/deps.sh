@@ -8,8 +8,8 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev)
-test=(libmspack-dev mscompress xz-utils python3)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
+test=(libmspack-dev mscompress xz-utils python3 scummvm-tools)
 ci=(clang libclang-rt-dev valgrind)
 bench=(hyperfine)
 

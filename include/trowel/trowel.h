@@ -199,7 +199,8 @@ enum {
     TROWEL_CAP_CREATE = 1u << 2,
     TROWEL_CAP_VERIFY = 1u << 3,
     TROWEL_CAP_CONVERT = 1u << 4,
-    TROWEL_CAP_MANIFEST = 1u << 5 /* extract --manifest / create --manifest */
+    TROWEL_CAP_MANIFEST = 1u << 5, /* extract --manifest / create --manifest */
+    TROWEL_CAP_NAMES = 1u << 6     /* stores name hashes; --names recovers names */
 };
 
 size_t trowel_format_count(void);
@@ -248,6 +249,17 @@ const trowel_format *trowel_archive_format(const trowel_archive *a);
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
+
+/* Formats that store only hashes of names (scenes.image): path is a text
+ * file of candidate names, one per line, or a folder scanned for candidate
+ * files; entries whose hash matches a candidate take its name. Other
+ * formats answer TROWEL_ERR_UNSUPPORTED. */
+trowel_status trowel_archive_set_names(trowel_archive *a, const char *path);
+
+/* Reading options ("key=value"), e.g. "raw=1": extract entries as stored
+ * rather than converted. Unknown keys are TROWEL_ERR_USAGE. */
+trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *options,
+                                         size_t option_count);
 
 /* Streams one entry's decoded bytes into the sink (the sink is not
  * finished). Checks the entry's checksums and sizes as it goes. */

@@ -29,6 +29,8 @@ unsigned trowel_format_caps(const trowel_format *f)
         caps |= TROWEL_CAP_CREATE;
     if (f->read_entry)
         caps |= TROWEL_CAP_VERIFY;
+    if (f->set_names)
+        caps |= TROWEL_CAP_NAMES;
     return caps;
 }
 
@@ -107,6 +109,34 @@ trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e)
     a->entries[i].extra = extra;
     a->entry_extra[i] = extra;
     return extra;
+}
+
+trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name)
+{
+    if (index >= a->entry_count)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    const char *kept = keep_string(a, name);
+    if (!kept)
+        return a->ctx->last_error.status;
+    a->entries[index].name = kept;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_archive_set_names(trowel_archive *a, const char *path)
+{
+    trowel_ctx_clear_error(a->ctx);
+    if (!a->fmt->set_names)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "%s files keep their names: --names does not apply", a->fmt->id);
+    return a->fmt->set_names(a, path);
+}
+
+trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *opts, size_t n)
+{
+    trowel_ctx_clear_error(a->ctx);
+    if (!a->fmt->set_options)
+        return trowel_options_check(a->ctx, opts, n, NULL);
+    return a->fmt->set_options(a, opts, n);
 }
 
 size_t trowel_archive_entry_count(const trowel_archive *a) { return a->entry_count; }

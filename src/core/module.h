@@ -51,6 +51,10 @@ struct trowel_format {
     /* Optional: converts to a target other than "json". */
     trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
                              size_t nopts, trowel_sink *out);
+    /* Optional (with TROWEL_CAP_NAMES): recovers names from a list or folder. */
+    trowel_status (*set_names)(trowel_archive *a, const char *path);
+    /* Optional: reading options; unknown keys must be TROWEL_ERR_USAGE. */
+    trowel_status (*set_options)(trowel_archive *a, const char *const *opts, size_t n);
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };
@@ -85,6 +89,8 @@ struct trowel_archive {
 /* Adds an entry (strings copied) and returns its extra-property list, into
  * which the format may add keys; NULL with an error set on failure. */
 trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
+/* Renames entry index (after --names found its name). */
+trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name);
 /* verify: records one problem (the error currently on the context). */
 void trowel_archive_report(trowel_archive *a);
 
