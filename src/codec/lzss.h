@@ -22,16 +22,25 @@ extern const trowel_lzss_params trowel_lzss_qbasic; /* ' ', 4078 */
 extern const trowel_lzss_params trowel_lzss_spz;    /* 0,   4078 */
 
 /* Decodes the stream in r (cursor to window end) into out.
- * expected_size == TROWEL_SIZE_UNKNOWN: decode until the input ends.
+ * expected_size == TROWEL_SIZE_UNKNOWN: decode until the input ends; a flag
+ * byte whose items are missing at the very end is fine, a match cut after
+ * its first byte is TROWEL_ERR_TRUNCATED.
  * Otherwise exactly expected_size bytes must come out: a stream that ends
- * early is TROWEL_ERR_TRUNCATED; one that would produce more, or has more
- * than padding left after the last byte, is TROWEL_ERR_CORRUPT. Never
- * writes more than expected_size bytes into out. Memory use is bounded
- * (a fixed window), whatever the sizes. */
+ * early is TROWEL_ERR_TRUNCATED (offset: where the input ends); a match
+ * that would run past expected_size, or any input left after the last byte
+ * beyond padding, is TROWEL_ERR_CORRUPT. Padding is nothing, or one flag
+ * byte when the last byte ended a full group of eight items. (The 7 real
+ * SZDD files of the corpus end exactly on their last item.) Never writes
+ * more than expected_size bytes into out. Memory use is bounded (about
+ * 330 KiB), whatever the sizes. */
 trowel_status trowel_lzss_decode(trowel_ctx *ctx, const trowel_lzss_params *p, trowel_reader *r,
                                  uint64_t expected_size, trowel_sink *out);
 
-/* Encodes data with an optimal parse (fewest output bits), block by block. */
+/* Encodes data with an optimal parse (fewest output bits: exact longest
+ * matches, then the cheapest path), in blocks of up to 1 MiB with the window
+ * carried across. Empty input gives an empty stream; the stream ends right
+ * after its last item (unused flag bits are 0). Memory: about 9 MiB for
+ * inputs of 1 MiB and more, less for smaller ones. */
 trowel_status trowel_lzss_encode(trowel_ctx *ctx, const trowel_lzss_params *p,
                                  const uint8_t *data, size_t size, trowel_sink *out);
 
