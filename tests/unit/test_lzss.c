@@ -6,6 +6,7 @@
  * a cross-check against libmspack when it is installed, and the decoder's
  * refusals: truncated streams, trailing bytes, overlong matches, memory limits.
  */
+#include "sha256.h"
 #include "test.h"
 
 #include "codec/lzss.h"
@@ -268,80 +269,6 @@ static void roundtrip_all(const char *what, const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < 3; i++)
         roundtrip_one(all_params[i], all_names[i], what, data, len);
-}
-
-/* ---------------------------------------------------------- SHA-256 */
-
-/* FIPS 180-4 SHA-256, just enough to check the corpus expansions. */
-typedef struct sha256 {
-    uint32_t h[8];
-    uint8_t block[64];
-    size_t fill;
-    uint64_t bits;
-} sha256;
-
-static uint32_t ror32(uint32_t v, unsigned n) { return v >> n | v << (32 - n); }
-
-static void sha256_compress(sha256 *c, const uint8_t *b)
-{
-    static const uint32_t k[64] = {
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-        0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-        0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-        0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-        0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-        0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-        0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-        0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-        0xc67178f2};
-    uint32_t w[64];
-    for (int i = 0; i < 16; i++)
-        w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
-               (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
-    for (int i = 16; i < 64; i++) {
-        uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
-        uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
-        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-    }
-    uint32_t v[8];
-    memcpy(v, c->h, sizeof v);
-    for (int i = 0; i < 64; i++) {
-        uint32_t e = v[4], a = v[0];
-        uint32_t t1 = v[7] + (ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25)) +
-                      ((e & v[5]) ^ (~e & v[6])) + k[i] + w[i];
-        uint32_t t2 = (ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22)) +
-                      ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
-        memmove(v + 1, v, 7 * sizeof v[0]);
-        v[4] += t1;
-        v[0] = t1 + t2;
-    }
-    for (int i = 0; i < 8; i++)
-        c->h[i] += v[i];
-}
-
-static void sha256_hex(const uint8_t *data, size_t len, char hex[65])
-{
-    sha256 c = {{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c,
-                 0x1f83d9ab, 0x5be0cd19},
-                {0},
-                0,
-                (uint64_t)len * 8};
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64)
-        sha256_compress(&c, data + i);
-    uint8_t tail[128] = {0};
-    size_t rest = len - i;
-    memcpy(tail, data + i, rest);
-    tail[rest] = 0x80;
-    size_t total = rest + 9 <= 64 ? 64 : 128;
-    for (int k = 0; k < 8; k++)
-        tail[total - 1 - k] = (uint8_t)(c.bits >> (8 * k));
-    sha256_compress(&c, tail);
-    if (total == 128)
-        sha256_compress(&c, tail + 64);
-    for (int k = 0; k < 8; k++)
-        snprintf(hex + 8 * k, 9, "%08x", (unsigned)c.h[k]);
 }
 
 /* ---------------------------------------------------------- round trips */
