@@ -82,10 +82,14 @@ TROWEL_PRINTF(5, 0)
 static void fill_error(trowel_ctx *ctx, trowel_error *e, trowel_status status, uint64_t offset,
                        const char *fmt, va_list ap)
 {
+    /* Format first into a local buffer: callers may quote the previous
+     * error (ctx->last_error.message), which e may be. */
+    char message[sizeof e->message];
+    vsnprintf(message, sizeof message, fmt, ap);
     e->status = status;
     e->offset = offset;
     snprintf(e->entry, sizeof e->entry, "%s", ctx->entry);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    memcpy(e->message, message, sizeof message);
 }
 
 trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,

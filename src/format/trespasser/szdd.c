@@ -135,11 +135,14 @@ static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
         return a->ctx->last_error.status;
     a->priv = st;
     trowel_status s = read_header(r, &st->h);
+    if (s != TROWEL_OK && s != TROWEL_ERR_UNSUPPORTED) {
+        /* Reword the reader's error; it must be copied out before the
+         * context's error is rewritten. */
+        trowel_error why = a->ctx->last_error;
+        return trowel_fail(a->ctx, s, why.offset, "SZDD header is cut short: %s", why.message);
+    }
     if (s != TROWEL_OK)
-        return s == TROWEL_ERR_UNSUPPORTED ? s
-                                           : trowel_fail(a->ctx, s, a->ctx->last_error.offset,
-                                                         "SZDD header is cut short: %s",
-                                                         a->ctx->last_error.message);
+        return s;
     const szdd_header *h = &st->h;
     if (h->method != 'A')
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, 8,
