@@ -360,22 +360,20 @@ int cli_apply_names(cli_session *s, const char *path, trowel_archive *a, const c
 int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
                            const cli_args *args)
 {
-    size_t n = 0;
-    const char **given = cli_args_values(args, OPT_OPTION, &n);
-    bool raw = cli_args_has(args, OPT_RAW);
-    if (n == 0 && !raw)
-        return CLI_EXIT_OK;
-    const char **opts = calloc(n + 1, sizeof *opts);
+    /* Room for every option given plus "raw=1" from --raw. */
+    const char **opts = calloc(args->opt_count + 1, sizeof *opts);
     if (!opts) {
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
-    for (size_t i = 0; i < n; i++)
-        opts[i] = given[i];
-    if (raw)
+    size_t n = 0;
+    for (size_t i = 0; i < args->opt_count; i++)
+        if (args->opts[i].id == OPT_OPTION)
+            opts[n++] = args->opts[i].value;
+    if (cli_args_has(args, OPT_RAW))
         opts[n++] = "raw=1";
     int rc = CLI_EXIT_OK;
-    if (trowel_archive_set_options(a, opts, n) != TROWEL_OK)
+    if (n && trowel_archive_set_options(a, opts, n) != TROWEL_OK)
         rc = cli_report(s, path, NULL);
     free(opts);
     return rc;
