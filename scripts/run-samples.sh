@@ -37,7 +37,8 @@ if [ -f "$samples/peer.dat_" ]; then
   cmp "$samples/out/peer/peer.dat" "$samples/src/TABLE.DAT"
 fi
 cmp "$samples/out/MANUAL.TXT" "$samples/src/MANUAL.TXT"
-cmp "$samples/out/TABLE.DAT" "$samples/src/TABLE.DAT"
+# A QBasic header records no missing character: the name comes back as TABLE.DA.
+cmp "$samples/out/$("$trowel" list "$samples/TABLE.DA_")" "$samples/src/TABLE.DAT"
 printf '\nsizes: MANUAL.TXT %s -> MANUAL.TX_ %s bytes' \
   "$(stat -c %s "$samples/src/MANUAL.TXT")" "$(stat -c %s "$samples/MANUAL.TX_")"
 [ -f "$samples/peer.dat_" ] && printf ' (TABLE.DAT: trowel %s, mscompress %s)' \
