@@ -5,11 +5,27 @@
 #include "module.h"
 
 extern const trowel_format trowel_format_szdd;
+extern const trowel_format trowel_format_cine_font;
+extern const trowel_format trowel_format_cine_bg;
+extern const trowel_format trowel_format_cine_ani;
+extern const trowel_format trowel_format_cine_msk;
+extern const trowel_format trowel_format_cine_set;
+extern const trowel_format trowel_format_cine_sample;
+extern const trowel_format trowel_format_cine_script;
+extern const trowel_format trowel_format_cine_save;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
+    &trowel_format_cine_font,
+    &trowel_format_cine_bg,
+    &trowel_format_cine_ani,
+    &trowel_format_cine_msk,
+    &trowel_format_cine_set,
+    &trowel_format_cine_sample,
+    &trowel_format_cine_script,
+    &trowel_format_cine_save,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
 

@@ -1,0 +1,201 @@
+/*
+ * PNG output over libpng (see png.h). The image is streamed row by row into
+ * a trowel_sink through png_set_write_fn; libpng's errors arrive by longjmp
+ * into the one setjmp below, after which the write structures are destroyed
+ * and the recorded status returned. Nothing is allocated between setjmp and
+ * a possible longjmp except by libpng itself, which frees its own memory in
+ * png_destroy_write_struct, so an error leaks nothing.
+ */
+#include "export/png.h"
+
+#include <png.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct png_job {
+    trowel_ctx *ctx;
+    trowel_sink *out;
+    trowel_status status; /* the first failure, recorded before longjmp */
+    bool sink_failed;     /* the sink's own error is already on the context */
+    char message[160];
+} png_job;
+
+static void on_png_error(png_structp png, png_const_charp msg)
+{
+    png_job *job = png_get_error_ptr(png);
+    if (job->status == TROWEL_OK) {
+        job->status = TROWEL_ERR_CORRUPT;
+        snprintf(job->message, sizeof job->message, "%s", msg ? msg : "unknown error");
+    }
+    png_longjmp(png, 1);
+}
+
+static void on_png_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* libpng warnings are about our own settings: nothing to tell */
+}
+
+static void on_png_write(png_structp png, png_bytep data, size_t n)
+{
+    png_job *job = png_get_io_ptr(png);
+    trowel_status s = trowel_sink_write(job->out, data, n);
+    if (s != TROWEL_OK) {
+        job->status = s;
+        job->sink_failed = true;
+        png_error(png, "output refused");
+    }
+}
+
+static void on_png_flush(png_structp png)
+{
+    (void)png;
+}
+
+typedef struct png_request {
+    uint32_t w, h;
+    const uint8_t *pixels;
+    const trowel_palette *pal; /* NULL: RGBA */
+} png_request;
+
+/* Palette and transparency chunks; tRNS is cut after the last colour that
+ * is not fully opaque, as PNG allows. */
+static void set_palette(png_structp png, png_infop info, const trowel_palette *pal)
+{
+    png_color colors[256] = {{0, 0, 0}};
+    png_byte alpha[256] = {0};
+    int last_translucent = -1;
+    for (unsigned i = 0; i < pal->count; i++) {
+        colors[i].red = pal->rgba[i][0];
+        colors[i].green = pal->rgba[i][1];
+        colors[i].blue = pal->rgba[i][2];
+        alpha[i] = pal->rgba[i][3];
+        if (alpha[i] != 255)
+            last_translucent = (int)i;
+    }
+    png_set_PLTE(png, info, colors, (int)pal->count);
+    if (last_translucent >= 0)
+        png_set_tRNS(png, info, alpha, last_translucent + 1, NULL);
+}
+
+/* Everything libpng may longjmp out of. */
+static void write_body(png_structp png, png_infop info, const png_request *rq)
+{
+    int color_type = rq->pal ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_RGBA;
+    png_set_IHDR(png, info, rq->w, rq->h, 8, color_type, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    if (rq->pal)
+        set_palette(png, info, rq->pal);
+    png_write_info(png, info);
+    size_t row = (size_t)rq->w * (rq->pal ? 1 : 4);
+    for (uint32_t y = 0; y < rq->h; y++)
+        png_write_row(png, rq->pixels + (size_t)y * row);
+    png_write_end(png, info);
+}
+
+/* The setjmp lives here, apart from the job it reports into, so no local
+ * of this frame changes between setjmp and a longjmp. */
+static void write_guarded(png_structp png, png_infop info, const png_request *rq)
+{
+    if (setjmp(png_jmpbuf(png)) == 0)
+        write_body(png, info, rq);
+}
+
+static trowel_status write_png(trowel_ctx *ctx, trowel_sink *out, const png_request *rq)
+{
+    if (rq->w == 0 || rq->h == 0 || rq->w > TROWEL_PNG_MAX_SIDE || rq->h > TROWEL_PNG_MAX_SIDE)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "a %lux%lu image cannot be written as PNG (sides 1 to %u)",
+                           (unsigned long)rq->w, (unsigned long)rq->h, TROWEL_PNG_MAX_SIDE);
+    if (rq->pal && (rq->pal->count == 0 || rq->pal->count > 256))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "palette of %u colours",
+                           rq->pal->count);
+    png_job job = {.ctx = ctx, .out = out, .status = TROWEL_OK};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_png_error,
+                                              on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
+    }
+    png_set_write_fn(png, &job, on_png_write, on_png_flush);
+    write_guarded(png, info, rq);
+    png_destroy_write_struct(&png, &info);
+    if (job.status == TROWEL_OK || job.sink_failed)
+        return job.status;
+    return trowel_fail(ctx, job.status, TROWEL_NO_OFFSET, "writing PNG: %s", job.message);
+}
+
+trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                       const uint8_t *pixels, const trowel_palette *pal)
+{
+    png_request rq = {w, h, pixels, pal};
+    /* An index past the palette would make libpng write an invalid file. */
+    for (size_t i = 0; pal && i < (size_t)w * h; i++)
+        if (pixels[i] >= pal->count)
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                               "pixel %zu uses colour %u of a %u-colour palette", i, pixels[i],
+                               pal->count);
+    return write_png(ctx, out, &rq);
+}
+
+trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                    const uint8_t *pixels)
+{
+    png_request rq = {w, h, pixels, NULL};
+    return write_png(ctx, out, &rq);
+}
+
+/* ---------------------------------------------------------------- sheets */
+
+trowel_status trowel_sheet_plan(trowel_ctx *ctx, size_t n, const uint32_t *w, const uint32_t *h,
+                                uint32_t columns, size_t bytes_per_pixel, trowel_sheet *out)
+{
+    memset(out, 0, sizeof *out);
+    if (n == 0)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "no frames to lay out");
+    for (size_t i = 0; i < n; i++) {
+        out->cell_w = w[i] > out->cell_w ? w[i] : out->cell_w;
+        out->cell_h = h[i] > out->cell_h ? h[i] : out->cell_h;
+    }
+    if (out->cell_w == 0 || out->cell_h == 0)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "every frame is empty");
+    if (columns == 0)
+        while ((uint64_t)columns * columns < n)
+            columns++;
+    if (columns > n)
+        columns = (uint32_t)n;
+    uint64_t rows = (n + columns - 1) / columns;
+    uint64_t width = (uint64_t)columns * out->cell_w, height = rows * out->cell_h;
+    if (width > TROWEL_PNG_MAX_SIDE || height > TROWEL_PNG_MAX_SIDE)
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                           "a sheet of %zu frames would be %llux%llu pixels; sides stop at %u "
+                           "(try -O columns=N or -O frame=N)",
+                           n, (unsigned long long)width, (unsigned long long)height,
+                           TROWEL_PNG_MAX_SIDE);
+    trowel_status s = trowel_mem_check(ctx, width * height * bytes_per_pixel, "the sheet");
+    if (s != TROWEL_OK)
+        return s;
+    out->columns = columns;
+    out->rows = (uint32_t)rows;
+    out->width = (uint32_t)width;
+    out->height = (uint32_t)height;
+    return TROWEL_OK;
+}
+
+void trowel_sheet_cell(const trowel_sheet *s, size_t i, uint32_t *x, uint32_t *y)
+{
+    *x = (uint32_t)(i % s->columns) * s->cell_w;
+    *y = (uint32_t)(i / s->columns) * s->cell_h;
+}
+
+void trowel_sheet_blit(const trowel_sheet *s, uint8_t *sheet, size_t i, const uint8_t *frame,
+                       uint32_t fw, uint32_t fh, size_t bpp)
+{
+    uint32_t x0, y0;
+    trowel_sheet_cell(s, i, &x0, &y0);
+    for (uint32_t y = 0; y < fh && y < s->cell_h; y++)
+        memcpy(sheet + (((size_t)(y0 + y) * s->width) + x0) * bpp, frame + (size_t)y * fw * bpp,
+               (size_t)(fw < s->cell_w ? fw : s->cell_w) * bpp);
+}

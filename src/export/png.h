@@ -1,0 +1,52 @@
+/*
+ * A small PNG writer over libpng for the asset converters: indexed images
+ * (8 bits per pixel, a palette of up to 256 RGBA colours written as PLTE
+ * plus tRNS) and RGBA images, streamed into a trowel_sink. Also a helper
+ * that lays out frames of different sizes on one sheet.
+ *
+ * libpng reports errors by longjmp; the writer catches them, frees what it
+ * allocated and returns a status, so no error leaks memory or escapes.
+ */
+#ifndef TROWEL_EXPORT_PNG_H
+#define TROWEL_EXPORT_PNG_H
+
+#include "core/core.h"
+
+/* PNG allows 2^31-1; we keep far below it so row sizes never overflow. */
+#define TROWEL_PNG_MAX_SIDE 65535u
+
+typedef struct trowel_palette {
+    uint8_t rgba[256][4];
+    unsigned count; /* 1..256 */
+} trowel_palette;
+
+/* Writes a w x h image of palette indices (one byte per pixel, row after
+ * row). Every index must be below pal->count. */
+trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                       const uint8_t *pixels, const trowel_palette *pal);
+/* Writes a w x h RGBA image (four bytes per pixel, row after row). */
+trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                    const uint8_t *pixels);
+
+/* A sheet: frames placed left to right in rows of `columns` cells, every
+ * cell as large as the largest frame, frame i's top left corner at
+ * (x[i], y[i]). */
+typedef struct trowel_sheet {
+    uint32_t columns, rows;
+    uint32_t cell_w, cell_h;
+    uint32_t width, height;
+} trowel_sheet;
+
+/* Plans the sheet for n frames of the given sizes (columns 0: about a
+ * square). Refuses (LIMIT) a sheet whose sides pass TROWEL_PNG_MAX_SIDE or
+ * whose pixels (bytes_per_pixel each) would pass the memory limit. */
+trowel_status trowel_sheet_plan(trowel_ctx *ctx, size_t n, const uint32_t *w, const uint32_t *h,
+                                uint32_t columns, size_t bytes_per_pixel, trowel_sheet *out);
+/* Where cell i starts. */
+void trowel_sheet_cell(const trowel_sheet *s, size_t i, uint32_t *x, uint32_t *y);
+/* Copies a fw x fh frame (bpp bytes per pixel) into cell i of a sheet
+ * buffer of s->width x s->height pixels. */
+void trowel_sheet_blit(const trowel_sheet *s, uint8_t *sheet, size_t i, const uint8_t *frame,
+                       uint32_t fw, uint32_t fh, size_t bpp);
+
+#endif

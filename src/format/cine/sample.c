@@ -1,0 +1,118 @@
+/*
+ * cine-sample: AMI and SPL sound effects of the Amiga and Atari ST versions
+ * of Operation Stealth and Future Wars.
+ *
+ * The files are bare signed 8-bit mono samples with no header (ScummVM
+ * engines/cine sound.cpp; ../shared/formats/delphine-cinematique.md). The
+ * game picks the playback rate per sound (a Paula period from the script)
+ * and zeroes the first and last two bytes before playing; the file keeps
+ * them, and so does trowel.
+ *
+ * With no structure to check, trowel claims a file only by its name (*.AMI,
+ * *.SPL) and only when it is not an SZDD file; `convert -t cine-sample`
+ * forces it. convert --to wav writes 8-bit PCM at -O rate=N samples per
+ * second, 8287 by default: the PAL Paula clock (3546895 Hz) over period 428,
+ * the middle C of Amiga trackers.
+ */
+#include "core/module.h"
+#include "export/wav.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_RATE 8287u
+#define MAX_RATE 1000000u
+
+static bool has_ext(const trowel_input *in, const char *ext)
+{
+    const char *path = trowel_input_name(in);
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    size_t n = strlen(name), e = strlen(ext);
+    if (n <= e)
+        return false;
+    for (size_t i = 0; i < e; i++)
+        if (toupper((unsigned char)name[n - e + i]) != ext[i])
+            return false;
+    return true;
+}
+
+static int sample_bid(trowel_reader *r)
+{
+    const uint8_t *p;
+    if (!has_ext(r->in, ".AMI") && !has_ext(r->in, ".SPL"))
+        return TROWEL_BID_NONE;
+    if (trowel_reader_size(r) == 0)
+        return TROWEL_BID_NONE;
+    if (trowel_reader_size(r) >= 4 && trowel_reader_peek(r, 4, &p) == TROWEL_OK &&
+        (memcmp(p, "SZDD", 4) == 0 || memcmp(p, "SZ \x88", 4) == 0))
+        return TROWEL_BID_NONE;
+    /* Only the name speaks for it: less than any structural evidence. */
+    return TROWEL_BID_WEAK / 2;
+}
+
+static trowel_status sample_open(trowel_archive *a, trowel_reader *r)
+{
+    uint64_t n = trowel_reader_size(r);
+    trowel_status s;
+    if (n == 0)
+        return trowel_fail(a->ctx, TROWEL_ERR_TRUNCATED, 0, "the sample is empty");
+    if ((s = trowel_props_add_str(a->info, "format", "cine-sample")) ||
+        (s = trowel_props_add_uint(a->info, "version", 0)) ||
+        (s = trowel_props_add_str(a->info, "encoding", "signed 8-bit mono")) ||
+        (s = trowel_props_add_uint(a->info, "samples", n)) ||
+        (s = trowel_props_add_uint(a->info, "default_rate", DEFAULT_RATE)))
+        return s;
+    return TROWEL_OK;
+}
+
+static const char *const wav_keys[] = {"rate", NULL};
+
+static trowel_status read_rate(trowel_ctx *ctx, const char *const *opts, size_t nopts,
+                               uint32_t *rate)
+{
+    const char *text = trowel_options_get(opts, nopts, "rate");
+    *rate = DEFAULT_RATE;
+    if (!text)
+        return TROWEL_OK;
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || *end || errno || v == 0 || v > MAX_RATE)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "rate=%s: expected samples per second from 1 to %u", text, MAX_RATE);
+    *rate = (uint32_t)v;
+    return TROWEL_OK;
+}
+
+static trowel_status sample_convert(trowel_archive *a, const char *target, const char *const *opts,
+                                    size_t nopts, trowel_sink *out)
+{
+    if (strcmp(target, "wav") != 0)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "cine-sample converts to wav or json, not %s", target);
+    uint32_t rate;
+    trowel_status s = trowel_options_check(a->ctx, opts, nopts, wav_keys);
+    if (s == TROWEL_OK)
+        s = read_rate(a->ctx, opts, nopts, &rate);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_reader r;
+    trowel_reader_init(&r, a->ctx, a->in);
+    return trowel_wav_write_reader(a->ctx, out, &r, rate, true);
+}
+
+const trowel_format trowel_format_cine_sample = {
+    .id = "cine-sample",
+    .family = "cinematique",
+    .description = "Delphine Cinematique sound effect (.AMI, .SPL: signed 8-bit samples)",
+    .extensions = ".ami .spl",
+    .caps = 0,
+    .create_options = "",
+    .convert_targets = "wav",
+    .bid = sample_bid,
+    .open = sample_open,
+    .convert = sample_convert,
+};
