@@ -14,20 +14,20 @@
 
 #define INPUT_CACHE_SIZE ((size_t)1 << 18) /* 256 KiB, >= TROWEL_READER_SPAN_MAX */
 
-static trowel_status new_input(trowel_ctx *ctx, const char *name, trowel_input **out)
+/* A new input named name; NULL (with the error set) when memory runs out. */
+static trowel_input *new_input(trowel_ctx *ctx, const char *name)
 {
     trowel_input *in = trowel_mem_calloc(ctx, 1, sizeof *in);
     if (!in)
-        return ctx->last_error.status;
+        return NULL;
     in->ctx = ctx;
     in->fd = -1;
     in->name = trowel_mem_strdup(ctx, name ? name : "(memory)");
     if (!in->name) {
         trowel_mem_free(ctx, in);
-        return ctx->last_error.status;
+        return NULL;
     }
-    *out = in;
-    return TROWEL_OK;
+    return in;
 }
 
 trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_input **out)
@@ -49,11 +49,10 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s",
                            S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
     }
-    trowel_input *in;
-    trowel_status s = new_input(ctx, path, &in);
-    if (s != TROWEL_OK) {
+    trowel_input *in = new_input(ctx, path);
+    if (!in) {
         close(fd);
-        return s;
+        return ctx->last_error.status;
     }
     in->fd = fd;
     in->size = (uint64_t)st.st_size;
@@ -70,10 +69,9 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
                                        const char *name, trowel_input **out)
 {
     *out = NULL;
-    trowel_input *in;
-    trowel_status s = new_input(ctx, name, &in);
-    if (s != TROWEL_OK)
-        return s;
+    trowel_input *in = new_input(ctx, name);
+    if (!in)
+        return ctx->last_error.status;
     in->mem = data;
     in->size = size;
     *out = in;

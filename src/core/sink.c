@@ -15,13 +15,12 @@
 
 #define FILE_BUFFER_SIZE ((size_t)1 << 18)
 
-static trowel_status new_sink(trowel_ctx *ctx, enum trowel_sink_kind kind, const char *name,
-                              trowel_sink **out)
+/* A new sink of kind; NULL (with the error set) when memory runs out. */
+static trowel_sink *new_sink(trowel_ctx *ctx, enum trowel_sink_kind kind, const char *name)
 {
-    *out = NULL;
     trowel_sink *s = trowel_mem_calloc(ctx, 1, sizeof *s);
     if (!s)
-        return ctx->last_error.status;
+        return NULL;
     s->ctx = ctx;
     s->kind = kind;
     s->fd = -1;
@@ -29,10 +28,17 @@ static trowel_status new_sink(trowel_ctx *ctx, enum trowel_sink_kind kind, const
     s->name = trowel_mem_strdup(ctx, name);
     if (!s->name) {
         trowel_mem_free(ctx, s);
-        return ctx->last_error.status;
+        return NULL;
     }
-    *out = s;
-    return TROWEL_OK;
+    return s;
+}
+
+/* The public constructors' shape: *out is the sink or NULL. */
+static trowel_status open_sink(trowel_ctx *ctx, enum trowel_sink_kind kind, const char *name,
+                               trowel_sink **out)
+{
+    *out = new_sink(ctx, kind, name);
+    return *out ? TROWEL_OK : ctx->last_error.status;
 }
 
 static void free_sink(trowel_sink *s)
@@ -50,11 +56,11 @@ static void free_sink(trowel_sink *s)
 trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *name,
                                        const char *display, unsigned flags, trowel_sink **out)
 {
-    trowel_sink *s;
-    trowel_status st = new_sink(ctx, TROWEL_SINK_FILE, display, &s);
-    if (st != TROWEL_OK) {
+    *out = NULL;
+    trowel_sink *s = new_sink(ctx, TROWEL_SINK_FILE, display);
+    if (!s) {
         close(dirfd);
-        return st;
+        return ctx->last_error.status;
     }
     s->dirfd = dirfd;
     s->flags = flags;
@@ -122,29 +128,29 @@ trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned 
 
 trowel_status trowel_sink_open_fd(trowel_ctx *ctx, int fd, const char *name, trowel_sink **out)
 {
-    trowel_status st = new_sink(ctx, TROWEL_SINK_FD, name ? name : "(output)", out);
-    if (st != TROWEL_OK)
-        return st;
-    trowel_sink *s = *out;
+    *out = NULL;
+    trowel_sink *s = new_sink(ctx, TROWEL_SINK_FD, name ? name : "(output)");
+    if (!s)
+        return ctx->last_error.status;
     s->fd = fd;
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
     if (!s->buf) {
         free_sink(s);
-        *out = NULL;
         return ctx->last_error.status;
     }
     s->cap = FILE_BUFFER_SIZE;
+    *out = s;
     return TROWEL_OK;
 }
 
 trowel_status trowel_sink_open_memory(trowel_ctx *ctx, trowel_sink **out)
 {
-    return new_sink(ctx, TROWEL_SINK_MEMORY, "(memory)", out);
+    return open_sink(ctx, TROWEL_SINK_MEMORY, "(memory)", out);
 }
 
 trowel_status trowel_sink_open_null(trowel_ctx *ctx, trowel_sink **out)
 {
-    return new_sink(ctx, TROWEL_SINK_NULL, "(null)", out);
+    return open_sink(ctx, TROWEL_SINK_NULL, "(null)", out);
 }
 
 static trowel_status write_all(trowel_sink *s, const uint8_t *p, size_t n)
