@@ -1,0 +1,784 @@
+/*
+ * Choreography scenes: the model, the string pool, the engine's post-load
+ * fix-ups and the scenes.image summary (see choreo.h, choreo_model.h).
+ *
+ * Facts learnt from Source SDK 2013 (choreoscene.cpp, choreoevent.cpp,
+ * choreochannel.cpp, sceneimage.cpp, interpolatortypes.cpp) and checked
+ * against the real images in ../shared/corpus/valve; the code is our own.
+ * Where the engine's behaviour matters for byte-exact output (sorting
+ * samples and tags, clamping end times, fixing close captions) we follow
+ * it step by step and say so.
+ */
+#include "choreo_model.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------- utilities */
+
+static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
+
+int choreo_ascii_casecmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int ca = ascii_lower((unsigned char)*a), cb = ascii_lower((unsigned char)*b);
+        if (ca != cb || ca == 0)
+            return ca - cb;
+    }
+}
+
+trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return TROWEL_OK;
+    size_t ncap = *cap ? *cap : 4;
+    while (ncap < need) {
+        if (ncap > SIZE_MAX / 2 / elem)
+            return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "scene too large");
+        ncap *= 2;
+    }
+    void *p = trowel_mem_realloc(ctx, *arr, ncap * elem);
+    if (!p)
+        return trowel_ctx_last_error(ctx)->status;
+    *arr = p;
+    *cap = ncap;
+    return TROWEL_OK;
+}
+
+char *choreo_strdup(trowel_ctx *ctx, const char *s) { return trowel_mem_strdup(ctx, s ? s : ""); }
+
+trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s)
+{
+    char *copy = choreo_strdup(ctx, s);
+    if (!copy)
+        return trowel_ctx_last_error(ctx)->status;
+    trowel_mem_free(ctx, *dst);
+    *dst = copy;
+    return TROWEL_OK;
+}
+
+/* ----------------------------------------------------------- name tables */
+
+static const char *const type_names[CHOREO_TYPE_COUNT] = {
+    "unspecified", "section", "expression", "lookat", "moveto", "speak", "gesture",
+    "sequence", "face", "firetrigger", "flexanimation", "subscene", "loop", "interrupt",
+    "stoppoint", "permitresponses", "generic", "camera", "script"};
+
+static const char *const cc_names[CHOREO_CC_COUNT] = {"cc_master", "cc_slave", "cc_disabled"};
+
+static const char *const interp_names[CHOREO_INTERP_COUNT] = {
+    "default", "catmullrom_normalize_x", "easein", "easeout", "easeinout", "bspline",
+    "linear_interp", "kochanek", "kochanek_early", "kochanek_late", "simple_cubic",
+    "catmullrom", "catmullrom_normalize", "catmullrom_tangent", "exponential_decay", "hold"};
+
+const char *choreo_type_name(int type)
+{
+    return (type >= 0 && type < CHOREO_TYPE_COUNT) ? type_names[type] : type_names[0];
+}
+
+int choreo_type_for_name(const char *name)
+{
+    for (int i = 0; i < CHOREO_TYPE_COUNT; i++)
+        if (choreo_ascii_casecmp(name, type_names[i]) == 0)
+            return i;
+    return CHOREO_UNSPECIFIED;
+}
+
+const char *choreo_cc_name(int cc) { return (cc >= 0 && cc < CHOREO_CC_COUNT) ? cc_names[cc] : cc_names[0]; }
+
+int choreo_cc_for_name(const char *name)
+{
+    for (int i = 0; i < CHOREO_CC_COUNT; i++)
+        if (choreo_ascii_casecmp(name, cc_names[i]) == 0)
+            return i;
+    return CHOREO_CC_MASTER;
+}
+
+const char *choreo_interp_name(unsigned interp)
+{
+    return interp < CHOREO_INTERP_COUNT ? interp_names[interp] : interp_names[0];
+}
+
+static unsigned interp_for_name(const char *name, size_t len)
+{
+    for (unsigned i = 0; i < CHOREO_INTERP_COUNT; i++) {
+        size_t n = strlen(interp_names[i]);
+        if (n != len)
+            continue;
+        size_t k = 0;
+        while (k < n && ascii_lower((unsigned char)name[k]) == interp_names[i][k])
+            k++;
+        if (k == n)
+            return i;
+    }
+    return 0; /* the engine's fallback: default */
+}
+
+static const char *ascii_casestr(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (; *hay; hay++) {
+        size_t k = 0;
+        while (k < n && hay[k] && ascii_lower((unsigned char)hay[k]) == ascii_lower((unsigned char)needle[k]))
+            k++;
+        if (k == n)
+            return hay;
+    }
+    return NULL;
+}
+
+bool choreo_curve_for_name(const char *name, uint16_t *out)
+{
+    static const char prefix[] = "curve_", middle[] = "_to_curve_";
+    *out = CHOREO_CURVE_DEFAULT;
+    size_t plen = sizeof prefix - 1;
+    for (size_t i = 0; i < plen; i++)
+        if (ascii_lower((unsigned char)name[i]) != prefix[i])
+            return true; /* not a curve name at all: the engine takes it as default */
+    const char *left = name + plen;
+    const char *mid = ascii_casestr(left, middle);
+    if (!mid)
+        return false;
+    const char *right = mid + sizeof middle - 1;
+    unsigned l = interp_for_name(left, (size_t)(mid - left));
+    unsigned r = interp_for_name(right, strlen(right));
+    *out = (uint16_t)((l << 8) | r);
+    return true;
+}
+
+/* ----------------------------------------------------------------- pool */
+
+struct choreo_pool {
+    trowel_ctx *ctx;
+    char **str;
+    size_t n, cap;
+    uint32_t *slots; /* open addressing: index + 1, 0 = empty */
+    size_t nslots;
+};
+
+static uint32_t hash_ci(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (uint32_t)ascii_lower((unsigned char)*s)) * 16777619u;
+    return h;
+}
+
+choreo_pool *choreo_pool_new(trowel_ctx *ctx)
+{
+    choreo_pool *p = trowel_mem_calloc(ctx, 1, sizeof *p);
+    if (p)
+        p->ctx = ctx;
+    return p;
+}
+
+void choreo_pool_free(choreo_pool *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n; i++)
+        trowel_mem_free(p->ctx, p->str[i]);
+    trowel_mem_free(p->ctx, p->str);
+    trowel_mem_free(p->ctx, p->slots);
+    trowel_mem_free(p->ctx, p);
+}
+
+size_t choreo_pool_count(const choreo_pool *p) { return p ? p->n : 0; }
+
+const char *choreo_pool_get(const choreo_pool *p, uint32_t index)
+{
+    return (p && index < p->n) ? p->str[index] : NULL;
+}
+
+/* Finds the first string equal to s ignoring case (index + 1, 0 if none). */
+static uint32_t pool_lookup(const choreo_pool *p, const char *s)
+{
+    if (!p->nslots)
+        return 0;
+    size_t mask = p->nslots - 1;
+    for (size_t i = hash_ci(s) & mask;; i = (i + 1) & mask) {
+        uint32_t v = p->slots[i];
+        if (v == 0 || choreo_ascii_casecmp(p->str[v - 1], s) == 0)
+            return v;
+    }
+}
+
+/* Records index in the hash unless an equal (ignoring case) string is
+ * already there: the first spelling wins, as in the engine. */
+static void pool_hash_insert(choreo_pool *p, uint32_t index)
+{
+    size_t mask = p->nslots - 1;
+    for (size_t i = hash_ci(p->str[index]) & mask;; i = (i + 1) & mask) {
+        uint32_t v = p->slots[i];
+        if (v == 0) {
+            p->slots[i] = index + 1;
+            return;
+        }
+        if (choreo_ascii_casecmp(p->str[v - 1], p->str[index]) == 0)
+            return;
+    }
+}
+
+static trowel_status pool_rehash(choreo_pool *p, size_t want)
+{
+    size_t n = 64;
+    while (n < want * 2)
+        n *= 2;
+    uint32_t *slots = trowel_mem_calloc(p->ctx, n, sizeof *slots);
+    if (!slots)
+        return trowel_ctx_last_error(p->ctx)->status;
+    trowel_mem_free(p->ctx, p->slots);
+    p->slots = slots;
+    p->nslots = n;
+    for (size_t i = 0; i < p->n; i++)
+        pool_hash_insert(p, (uint32_t)i);
+    return TROWEL_OK;
+}
+
+trowel_status choreo_pool_append(choreo_pool *p, const char *s)
+{
+    if (p->n >= UINT32_MAX - 1)
+        return trowel_fail(p->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "string pool too large");
+    trowel_status st = choreo_grow(p->ctx, (void **)&p->str, &p->cap, p->n + 1, sizeof *p->str);
+    if (st != TROWEL_OK)
+        return st;
+    if ((p->n + 1) * 2 > p->nslots && (st = pool_rehash(p, p->n + 1)) != TROWEL_OK)
+        return st;
+    char *copy = choreo_strdup(p->ctx, s);
+    if (!copy)
+        return trowel_ctx_last_error(p->ctx)->status;
+    p->str[p->n] = copy;
+    pool_hash_insert(p, (uint32_t)p->n);
+    p->n++;
+    return TROWEL_OK;
+}
+
+trowel_status choreo_pool_intern(choreo_pool *p, const char *s, uint32_t *index)
+{
+    uint32_t found = pool_lookup(p, s);
+    if (found) {
+        if (index)
+            *index = found - 1;
+        return TROWEL_OK;
+    }
+    if (p->n >= CHOREO_POOL_MAX)
+        return trowel_fail(p->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                           "more than %u distinct strings: BVCD indices are 16-bit",
+                           CHOREO_POOL_MAX);
+    trowel_status st = choreo_pool_append(p, s);
+    if (st == TROWEL_OK && index)
+        *index = (uint32_t)(p->n - 1);
+    return st;
+}
+
+/* ---------------------------------------------------------------- model */
+
+choreo_scene *choreo_scene_new(trowel_ctx *ctx)
+{
+    choreo_scene *s = trowel_mem_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->ctx = ctx;
+    s->fps = 60;
+    return s;
+}
+
+static void free_curve(trowel_ctx *ctx, choreo_curve *c) { trowel_mem_free(ctx, c->s); }
+
+static void free_tags(trowel_ctx *ctx, choreo_tags *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        trowel_mem_free(ctx, t->t[i].name);
+    trowel_mem_free(ctx, t->t);
+}
+
+static void free_event(trowel_ctx *ctx, choreo_event *e)
+{
+    trowel_mem_free(ctx, e->name);
+    for (int i = 0; i < 3; i++)
+        trowel_mem_free(ctx, e->param[i]);
+    free_curve(ctx, &e->ramp);
+    free_tags(ctx, &e->rel);
+    free_tags(ctx, &e->timing);
+    free_tags(ctx, &e->abs[0]);
+    free_tags(ctx, &e->abs[1]);
+    trowel_mem_free(ctx, e->tag_name);
+    trowel_mem_free(ctx, e->tag_wav);
+    for (size_t i = 0; i < e->ntracks; i++) {
+        trowel_mem_free(ctx, e->tracks[i].name);
+        free_curve(ctx, &e->tracks[i].samples[0]);
+        free_curve(ctx, &e->tracks[i].samples[1]);
+    }
+    trowel_mem_free(ctx, e->tracks);
+    trowel_mem_free(ctx, e->cctoken);
+    trowel_mem_free(ctx, e);
+}
+
+void choreo_scene_free(trowel_ctx *ctx, choreo_scene *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nevents; i++)
+        free_event(ctx, s->events[i]);
+    trowel_mem_free(ctx, s->events);
+    for (size_t i = 0; i < s->nactors; i++) {
+        choreo_actor *a = &s->actors[i];
+        for (size_t j = 0; j < a->n; j++) {
+            trowel_mem_free(ctx, a->ch[j].name);
+            trowel_mem_free(ctx, a->ch[j].ev);
+        }
+        trowel_mem_free(ctx, a->ch);
+        trowel_mem_free(ctx, a->name);
+        trowel_mem_free(ctx, a->model);
+    }
+    trowel_mem_free(ctx, s->actors);
+    free_curve(ctx, &s->ramp);
+    trowel_mem_free(ctx, s->mapname);
+    for (size_t i = 0; i < s->nscales; i++)
+        trowel_mem_free(ctx, s->scales[i].tool);
+    trowel_mem_free(ctx, s->scales);
+    trowel_mem_free(ctx, s);
+}
+
+choreo_event *choreo_event_new(choreo_scene *s)
+{
+    if (choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1, sizeof *s->events))
+        return NULL;
+    choreo_event *e = trowel_mem_calloc(s->ctx, 1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->end = -1.0f;
+    e->active = true;
+    e->loopcount = -1;
+    e->cctype = CHOREO_CC_MASTER;
+    e->default_curve = CHOREO_CURVE_CATMULL;
+    s->events[s->nevents++] = e;
+    return e;
+}
+
+choreo_actor *choreo_actor_add(choreo_scene *s)
+{
+    if (choreo_grow(s->ctx, (void **)&s->actors, &s->actor_cap, s->nactors + 1, sizeof *s->actors))
+        return NULL;
+    choreo_actor *a = &s->actors[s->nactors++];
+    memset(a, 0, sizeof *a);
+    a->active = true;
+    return a;
+}
+
+choreo_channel *choreo_channel_add(choreo_scene *s, choreo_actor *a)
+{
+    if (choreo_grow(s->ctx, (void **)&a->ch, &a->cap, a->n + 1, sizeof *a->ch))
+        return NULL;
+    choreo_channel *c = &a->ch[a->n++];
+    memset(c, 0, sizeof *c);
+    c->active = true;
+    return c;
+}
+
+trowel_status choreo_channel_push(choreo_scene *s, choreo_channel *c, choreo_event *e)
+{
+    trowel_status st = choreo_grow(s->ctx, (void **)&c->ev, &c->cap, c->n + 1, sizeof *c->ev);
+    if (st == TROWEL_OK)
+        c->ev[c->n++] = e;
+    return st;
+}
+
+trowel_status choreo_curve_push(trowel_ctx *ctx, choreo_curve *c, float t, float v, uint16_t curve)
+{
+    trowel_status st = choreo_grow(ctx, (void **)&c->s, &c->cap, c->n + 1, sizeof *c->s);
+    if (st == TROWEL_OK)
+        c->s[c->n++] = (choreo_sample){t, v, curve};
+    return st;
+}
+
+trowel_status choreo_tags_push(trowel_ctx *ctx, choreo_tags *tags, const char *name, float v,
+                               bool locked)
+{
+    trowel_status st = choreo_grow(ctx, (void **)&tags->t, &tags->cap, tags->n + 1, sizeof *tags->t);
+    if (st != TROWEL_OK)
+        return st;
+    char *copy = choreo_strdup(ctx, name);
+    if (!copy)
+        return trowel_ctx_last_error(ctx)->status;
+    tags->t[tags->n++] = (choreo_tag){copy, v, locked};
+    return TROWEL_OK;
+}
+
+/* Lists up to this size are sorted with the engine's own exchange sort, so
+ * equal keys end in the engine's order; longer ones (never seen in real
+ * files) with a heap sort, to keep hostile input from taking quadratic
+ * time (equal times may then end in another order than the engine's). */
+#define ENGINE_SORT_MAX 256
+
+static void exchange_sort_samples(choreo_sample *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (a[i].time > a[j].time) {
+                choreo_sample t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+            }
+}
+
+static bool sample_less(const choreo_sample *a, const choreo_sample *b) { return a->time < b->time; }
+
+static void sift_down(choreo_sample *a, size_t root, size_t n)
+{
+    for (;;) {
+        size_t child = 2 * root + 1;
+        if (child >= n)
+            return;
+        if (child + 1 < n && sample_less(&a[child], &a[child + 1]))
+            child++;
+        if (!sample_less(&a[root], &a[child]))
+            return;
+        choreo_sample t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+/* In place, O(n log n), no allocation; used only past ENGINE_SORT_MAX. */
+static void heap_sort_samples(choreo_sample *a, size_t n)
+{
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down(a, i, n);
+    for (size_t end = n; end-- > 1;) {
+        choreo_sample t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        sift_down(a, 0, end);
+    }
+}
+
+static bool samples_sorted(const choreo_sample *a, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (a[i - 1].time > a[i].time)
+            return false;
+    return true;
+}
+
+static void sort_samples(choreo_curve *c)
+{
+    if (samples_sorted(c->s, c->n))
+        return;
+    if (c->n <= ENGINE_SORT_MAX)
+        exchange_sort_samples(c->s, c->n);
+    else
+        heap_sort_samples(c->s, c->n);
+}
+
+void choreo_tags_sort(choreo_tags *tags)
+{
+    /* The engine re-runs its exchange sort (for i, for j > i: swap when
+     * a[i] > a[j]) after every insertion. With the older tags already in
+     * order, that pass only ever swaps with the new last element, so one
+     * linear walk gives exactly its result, equal values included. */
+    size_t n = tags->n;
+    choreo_tag *a = tags->t;
+    for (size_t i = 0; i + 1 < n; i++)
+        if (a[i].value > a[n - 1].value) {
+            choreo_tag t = a[i];
+            a[i] = a[n - 1];
+            a[n - 1] = t;
+        }
+}
+
+choreo_track *choreo_track_add(choreo_scene *s, choreo_event *e, const char *name)
+{
+    if (choreo_grow(s->ctx, (void **)&e->tracks, &e->track_cap, e->ntracks + 1, sizeof *e->tracks))
+        return NULL;
+    char *copy = choreo_strdup(s->ctx, name);
+    if (!copy)
+        return NULL;
+    choreo_track *t = &e->tracks[e->ntracks++];
+    memset(t, 0, sizeof *t);
+    t->name = copy;
+    return t;
+}
+
+void choreo_event_set_type(choreo_event *e, int type)
+{
+    e->type = type;
+    /* the engine marks sounds and sub-scenes fixed-length when typed */
+    e->fixedlength = (type == CHOREO_SPEAK || type == CHOREO_SUBSCENE);
+}
+
+float choreo_event_duration(const choreo_event *e)
+{
+    return e->end != -1.0f ? e->end - e->start : 0.0f;
+}
+
+static void remove_out_of_range(choreo_curve *c, float duration, bool ramp)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        float t = c->s[i].time;
+        /* ramps allow 10 ms of slack (compared in double, as the engine) */
+        bool out = ramp ? (t < 0 || (double)t > (double)duration + 0.01) : (t < 0 || t > duration);
+        if (!out)
+            c->s[k++] = c->s[i];
+    }
+    c->n = k;
+}
+
+void choreo_track_resort(const choreo_event *e, choreo_track *t, int which)
+{
+    (void)which; /* the engine sorts one list, then prunes both */
+    sort_samples(&t->samples[which]);
+    float d = choreo_event_duration(e);
+    remove_out_of_range(&t->samples[0], d, false);
+    remove_out_of_range(&t->samples[1], d, false);
+}
+
+void choreo_curve_resort(choreo_curve *c, float duration)
+{
+    sort_samples(c);
+    remove_out_of_range(c, duration, true);
+}
+
+void choreo_event_set_start(choreo_event *e, float t)
+{
+    e->start = t;
+    if (e->end != -1.0f && e->end < e->start)
+        e->end = e->start;
+}
+
+void choreo_event_set_end(choreo_event *e, float t)
+{
+    bool changed = e->end != t;
+    e->end = t;
+    if (t == -1.0f)
+        return;
+    if (e->end < e->start)
+        e->end = e->start;
+    if (changed)
+        for (size_t i = 0; i < e->ntracks; i++)
+            choreo_track_resort(e, &e->tracks[i], 0);
+}
+
+float choreo_stop_time(const choreo_scene *s)
+{
+    float last = 0.0f;
+    for (size_t i = 0; i < s->nevents; i++) {
+        const choreo_event *e = s->events[i];
+        float t = e->end != -1.0f ? e->end : e->start;
+        if (t > last)
+            last = t;
+    }
+    return last;
+}
+
+double choreo_scene_duration(const choreo_scene *s) { return (double)choreo_stop_time(s); }
+
+uint32_t choreo_scene_source_crc(const choreo_scene *s) { return s->source_crc; }
+bool choreo_scene_has_source_crc(const choreo_scene *s) { return s->has_crc; }
+
+void choreo_scene_counts(const choreo_scene *s, choreo_counts *out)
+{
+    out->actors = s->nactors;
+    out->channels = 0;
+    for (size_t i = 0; i < s->nactors; i++)
+        out->channels += s->actors[i].n;
+    out->events = s->nevents;
+}
+
+/* -------------------------------------------------------------- fix-ups */
+
+static choreo_tag *find_rel_tag(choreo_event *e, const char *name)
+{
+    for (size_t i = 0; i < e->rel.n; i++)
+        if (choreo_ascii_casecmp(e->rel.t[i].name, name) == 0)
+            return &e->rel.t[i];
+    return NULL;
+}
+
+/* A speak event (on any actor's channel) whose sound contains wav and
+ * that carries a relative tag named name. */
+static bool find_tag_time(choreo_scene *s, const char *wav, const char *name, float *time)
+{
+    for (size_t i = 0; i < s->nactors; i++)
+        for (size_t j = 0; j < s->actors[i].n; j++) {
+            choreo_channel *c = &s->actors[i].ch[j];
+            for (size_t k = 0; k < c->n; k++) {
+                choreo_event *e = c->ev[k];
+                if (e->type != CHOREO_SPEAK || !strstr(e->param[0] ? e->param[0] : "", wav))
+                    continue;
+                choreo_tag *t = find_rel_tag(e, name);
+                if (!t)
+                    continue;
+                *time = e->start + choreo_event_duration(e) * t->value;
+                return true;
+            }
+        }
+    return false;
+}
+
+void choreo_reconcile_tags(choreo_scene *s)
+{
+    for (size_t i = 0; i < s->nactors; i++)
+        for (size_t j = 0; j < s->actors[i].n; j++) {
+            choreo_channel *c = &s->actors[i].ch[j];
+            for (size_t k = 0; k < c->n; k++) {
+                choreo_event *e = c->ev[k];
+                if (!e->uses_tag)
+                    continue;
+                float t;
+                if (find_tag_time(s, e->tag_wav ? e->tag_wav : "", e->tag_name ? e->tag_name : "", &t)) {
+                    float dt = t - e->start;
+                    if (e->end != -1.0f)
+                        e->end += dt;
+                    e->start += dt;
+                } else {
+                    /* a missing tag unflags the event */
+                    e->uses_tag = false;
+                    if (e->tag_name)
+                        e->tag_name[0] = 0;
+                    if (e->tag_wav)
+                        e->tag_wav[0] = 0;
+                }
+            }
+        }
+}
+
+static void cc_make_lone_master(choreo_event *e)
+{
+    e->cctype = CHOREO_CC_MASTER;
+    e->cc_combined = false;
+}
+
+/* Per channel: speak events grouped by close-caption token (ignoring case),
+ * each group ordered by start time (stable); the first is the master, the
+ * others slaves sharing the master's combined-file flag; a lone event is a
+ * master without a combined file; a slave without a token becomes a master. */
+static trowel_status reconcile_channel_cc(choreo_scene *s, choreo_channel *c)
+{
+    choreo_event **grp = NULL;
+    size_t cap = 0;
+    trowel_status st = TROWEL_OK;
+    bool *done = trowel_mem_calloc(s->ctx, c->n ? c->n : 1, sizeof *done);
+    if (!done)
+        return trowel_ctx_last_error(s->ctx)->status;
+    for (size_t i = 0; i < c->n && st == TROWEL_OK; i++) {
+        choreo_event *e = c->ev[i];
+        if (done[i] || e->type != CHOREO_SPEAK)
+            continue;
+        if (e->cctype == CHOREO_CC_DISABLED) {
+            e->cc_combined = false;
+            continue;
+        }
+        if (!e->cctoken || !e->cctoken[0]) {
+            if (e->cctype == CHOREO_CC_SLAVE)
+                cc_make_lone_master(e);
+            continue;
+        }
+        size_t n = 0;
+        for (size_t j = i; j < c->n; j++) {
+            choreo_event *o = c->ev[j];
+            if (done[j] || o->type != CHOREO_SPEAK || o->cctype == CHOREO_CC_DISABLED ||
+                !o->cctoken || choreo_ascii_casecmp(o->cctoken, e->cctoken) != 0)
+                continue;
+            if ((st = choreo_grow(s->ctx, (void **)&grp, &cap, n + 1, sizeof *grp)) != TROWEL_OK)
+                break;
+            /* insert after every event starting no later: stable by start */
+            size_t k = n;
+            while (k > 0 && o->start < grp[k - 1]->start) {
+                grp[k] = grp[k - 1];
+                k--;
+            }
+            grp[k] = o;
+            n++;
+            done[j] = true;
+        }
+        if (st != TROWEL_OK)
+            break;
+        if (n == 1) {
+            cc_make_lone_master(grp[0]);
+            continue;
+        }
+        grp[0]->cctype = CHOREO_CC_MASTER;
+        for (size_t k = 1; k < n; k++) {
+            grp[k]->cctype = CHOREO_CC_SLAVE;
+            grp[k]->cc_combined = grp[0]->cc_combined;
+        }
+    }
+    trowel_mem_free(s->ctx, grp);
+    trowel_mem_free(s->ctx, done);
+    return st;
+}
+
+trowel_status choreo_reconcile_close_captions(choreo_scene *s)
+{
+    trowel_status st = TROWEL_OK;
+    for (size_t i = 0; i < s->nactors && st == TROWEL_OK; i++)
+        for (size_t j = 0; j < s->actors[i].n && st == TROWEL_OK; j++)
+            st = reconcile_channel_cc(s, &s->actors[i].ch[j]);
+    return st;
+}
+
+/* -------------------------------------------------------------- summary */
+
+static uint32_t to_msecs(float t)
+{
+    double v = (double)t * 1000.0 + 0.5;
+    if (!(v > 0.0))
+        return 0;
+    if (v >= 4294967295.0)
+        return UINT32_MAX;
+    return (uint32_t)v;
+}
+
+static trowel_status summary_add(trowel_ctx *ctx, choreo_summary *sum, size_t *cap, const char *s)
+{
+    for (size_t i = 0; i < sum->sound_count; i++)
+        if (choreo_ascii_casecmp(sum->sounds[i], s) == 0)
+            return TROWEL_OK; /* the engine de-duplicates by pool id */
+    trowel_status st = choreo_grow(ctx, (void **)&sum->sounds, cap, sum->sound_count + 1,
+                                   sizeof *sum->sounds);
+    if (st != TROWEL_OK)
+        return st;
+    char *copy = choreo_strdup(ctx, s);
+    if (!copy)
+        return trowel_ctx_last_error(ctx)->status;
+    sum->sounds[sum->sound_count++] = copy;
+    return TROWEL_OK;
+}
+
+trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t cap = 0;
+    float last_speech = 0.0f;
+    for (size_t i = 0; i < s->nevents; i++) {
+        const choreo_event *e = s->events[i];
+        if (e->type != CHOREO_SPEAK)
+            continue;
+        float t = e->end != -1.0f ? e->end : e->start;
+        if (t > last_speech)
+            last_speech = t;
+        const char *p = e->param[0] ? e->param[0] : "";
+        trowel_status st = summary_add(ctx, out, &cap, p);
+        if (st == TROWEL_OK && e->cctype == CHOREO_CC_MASTER)
+            st = summary_add(ctx, out, &cap, (e->cctoken && e->cctoken[0]) ? e->cctoken : p);
+        if (st != TROWEL_OK) {
+            choreo_summary_free(ctx, out);
+            return st;
+        }
+    }
+    out->msecs = to_msecs(choreo_stop_time(s));
+    out->lastspeech_msecs = to_msecs(last_speech);
+    return TROWEL_OK;
+}
+
+void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum)
+{
+    if (!sum)
+        return;
+    for (size_t i = 0; i < sum->sound_count; i++)
+        trowel_mem_free(ctx, (void *)(uintptr_t)sum->sounds[i]);
+    trowel_mem_free(ctx, (void *)(uintptr_t)sum->sounds);
+    memset(sum, 0, sizeof *sum);
+}
