@@ -5,6 +5,8 @@
 #include "module.h"
 
 extern const trowel_format trowel_format_szdd;
+extern const trowel_format trowel_format_cine_part;
+extern const trowel_format trowel_format_cine_volcnf;
 extern const trowel_format trowel_format_vsif;
 extern const trowel_format trowel_format_vcd;
 extern const trowel_format trowel_format_bvcd;
@@ -18,10 +20,13 @@ extern const trowel_format trowel_format_cine_script;
 extern const trowel_format trowel_format_cine_save;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
+extern const trowel_codec trowel_codec_bytekiller;
 extern const trowel_codec trowel_codec_vsif_lzma;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
+    &trowel_format_cine_part,
+    &trowel_format_cine_volcnf,
     &trowel_format_vsif,
     &trowel_format_vcd,
     &trowel_format_bvcd,
@@ -39,6 +44,7 @@ const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[
 const trowel_codec *const trowel_codecs[] = {
     &trowel_codec_szdd,
     &trowel_codec_spz,
+    &trowel_codec_bytekiller,
     &trowel_codec_vsif_lzma,
 };
 const size_t trowel_codecs_len = sizeof trowel_codecs / sizeof trowel_codecs[0];
