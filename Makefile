@@ -46,10 +46,13 @@ fuzz: deps-ci
 	cmake --build build-fuzz -j$(JOBS)
 	scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
 
+# Every benchmark, side by side with its peer tool; figures in docs/PERFORMANCE.md.
 bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory build
 	bench/bench_szdd.sh $(BUILD)
+	bench/bench_cine.sh $(BUILD)
+	bench/bench_vsif.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

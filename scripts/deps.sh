@@ -11,7 +11,7 @@ level=${1:-build}
 build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
 test=(libmspack-dev mscompress xz-utils python3 scummvm-tools)
 ci=(clang libclang-rt-dev valgrind)
-bench=(hyperfine)
+bench=(hyperfine time)
 
 want=("${build[@]}")
 case "$level" in
