@@ -9,6 +9,7 @@
  */
 #include "format/valve/choreo.h"
 #include "format/valve/choreo_model.h"
+#include "files.h"
 #include "test.h"
 
 #include <dirent.h>
@@ -19,26 +20,6 @@
 
 /* ---------------------------------------------------------- helpers */
 
-typedef struct bytes {
-    uint8_t *data;
-    size_t size;
-} bytes;
-
-static bytes read_file(const char *path)
-{
-    bytes b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return b;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = malloc((size_t)n + 1);
-    if (b.data && fread(b.data, 1, (size_t)n, f) == (size_t)n)
-        b.size = (size_t)n;
-    fclose(f);
-    return b;
-}
 
 static bool corpus_path(char *out, size_t cap, const char *rel)
 {

@@ -4,6 +4,7 @@
  * hostile files (truncated, impossible lengths, unknown methods, garbage).
  */
 #include "sha256.h"
+#include "files.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
@@ -19,26 +20,6 @@ static const char *const restored_names[] = {"DEFAULT.PAL", "GLOBE3.ANI", "INTRO
 
 /* ---------------------------------------------------------- helpers */
 
-typedef struct bytes {
-    uint8_t *data;
-    size_t size;
-} bytes;
-
-static bytes read_file(const char *path)
-{
-    bytes b = {NULL, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return b;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.data = malloc((size_t)n + 1);
-    if (b.data && fread(b.data, 1, (size_t)n, f) == (size_t)n)
-        b.size = (size_t)n;
-    fclose(f);
-    return b;
-}
 
 static void write_file(const char *path, const void *data, size_t n)
 {
