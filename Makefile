@@ -1,7 +1,7 @@
 # trowel — the README's two commands:
 #   make run    install what is missing, build, make samples, run trowel on them
 #   make test   install what is missing, build, run every test
-# Other targets: make (build only), sanitize, fuzz, bench, install, clean.
+# Other targets: make (build only), sanitize, valgrind, fuzz, bench, install, clean.
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 20
 
-.PHONY: all build run test sanitize fuzz bench install clean deps-build deps-test deps-ci
+.PHONY: all build run test sanitize valgrind fuzz bench install clean deps-build deps-test deps-ci
 
 all: build
 
@@ -39,6 +39,11 @@ sanitize: deps-ci
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DTROWEL_SANITIZE=ON
 	cmake --build build-asan -j$(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j$(JOBS)
+
+# Every unit test under valgrind's memcheck.
+valgrind: deps-ci
+	@$(MAKE) --no-print-directory build
+	scripts/valgrind-tests.sh $(BUILD)
 
 # Every libFuzzer target, FUZZ_SECONDS each, from its seed corpus.
 fuzz: deps-ci
