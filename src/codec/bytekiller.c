@@ -471,9 +471,33 @@ static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t cap)
     return l;
 }
 
+/* Whether the 8 bytes at a and b differ; if so, adds to *len how many
+ * lead bytes are equal and says whether a's first differing byte is the
+ * smaller. The bytes are taken from the words already loaded: a byte load
+ * that waits for the length would lengthen the tree walk's chain of
+ * dependent steps. */
+static inline bool first_difference(const uint8_t *a, const uint8_t *b, size_t *len,
+                                    bool *smaller)
+{
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    if (x == y)
+        return false;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    unsigned shift = 56 - ((unsigned)__builtin_clzll(x ^ y) & ~7u);
+    *len += (56 - shift) >> 3;
+#else
+    unsigned shift = (unsigned)__builtin_ctzll(x ^ y) & ~7u;
+    *len += shift >> 3;
+#endif
+    *smaller = ((x >> shift) & 0xff) < ((y >> shift) & 0xff);
+    return true;
+}
+
 /* The nearest earlier position within max_dist whose first `need` bytes
  * equal those at i, following a hash chain; 0 if none. Inserts i. */
-static uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_t *prev, unsigned h,
+static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_t *prev, unsigned h,
                         size_t need, size_t max_dist, bool may_match)
 {
     int32_t c = head[h];
@@ -505,22 +529,31 @@ static size_t tree_match(bk_enc *e, size_t i, size_t cap, uint16_t *dist)
     int32_t *left = &e->son[2 * (i & BK_WINDOW)];
     int32_t *right = left + 1;
     size_t len_left = 0, len_right = 0, best = 0;
+    int32_t best_at = 0; /* where best was found */
     unsigned depth = BK_TREE_DEPTH;
     while (cur >= 0 && i - (size_t)cur <= BK_WINDOW && depth--) {
         int32_t *pair = &e->son[2 * ((size_t)cur & BK_WINDOW)];
         size_t len = len_left < len_right ? len_left : len_right;
-        len += match_len(r + cur + len, r + i + len, cap - len);
-        if (len > best) {
-            best = len;
-            *dist = (uint16_t)(i - (size_t)cur);
+        bool smaller;
+        if (TROWEL_LIKELY(cap - len >= 8) && first_difference(r + cur + len, r + i + len, &len,
+                                                              &smaller)) {
+            /* The usual node: the strings part within 8 bytes. */
+        } else {
+            len += match_len(r + cur + len, r + i + len, cap - len);
+            smaller = len < cap && r[cur + len] < r[i + len];
         }
+        /* Selects, not a branch: a longer match turns up at random, and
+         * nothing in the walk waits for these two. */
+        best_at = len > best ? cur : best_at;
+        best = len > best ? len : best;
         if (len == cap) {
             /* Equal as far as we look: cur's subtrees become i's. */
             *left = pair[0];
             *right = pair[1];
+            *dist = (uint16_t)(i - (size_t)best_at);
             return best;
         }
-        if (r[cur + len] < r[i + len]) {
+        if (smaller) {
             *left = cur;
             left = &pair[1];
             cur = *left;
@@ -534,6 +567,8 @@ static size_t tree_match(bk_enc *e, size_t i, size_t cap, uint16_t *dist)
     }
     *left = -1;
     *right = -1;
+    if (best > 0)
+        *dist = (uint16_t)(i - (size_t)best_at);
     return best;
 }
 
@@ -545,6 +580,12 @@ static size_t tree_match(bk_enc *e, size_t i, size_t cap, uint16_t *dist)
 static void find_matches(bk_enc *e, size_t bs, size_t be)
 {
     const uint8_t *r = e->r;
+    /* The previous position's long match (length before the block cut,
+     * distance), if the tree gave it BK_NICE bytes and it was extended:
+     * in a long repeat each position would otherwise compare up to 192
+     * bytes its neighbour has just compared. */
+    size_t prev_len = 0;
+    uint16_t prev_dist = 0;
     for (size_t i = bs; i < be; i++) {
         size_t k = i - bs;
         size_t room = be - i;
@@ -557,8 +598,18 @@ static void find_matches(bk_enc *e, size_t bs, size_t be)
                 d2 = (uint16_t)(i - (size_t)c);
             uint16_t d = 0;
             size_t l = tree_match(e, i, whole < BK_NICE ? whole : BK_NICE, &d);
-            if (l == BK_NICE) /* the tree stops there: follow this one on */
+            if (l == BK_NICE) {
+                /* The tree stops there: follow this one on. The match at
+                 * i - 1 with the same distance, of prev_len bytes, shows
+                 * that prev_len - 1 bytes here are equal already. */
+                if (d == prev_dist && prev_len > l + 1)
+                    l = prev_len - 1 < whole ? prev_len - 1 : whole;
                 l += match_len(r + i + l, r + i - d + l, whole - l);
+                prev_len = l;
+                prev_dist = d;
+            } else {
+                prev_len = 0;
+            }
             if (l > room)
                 l = room;
             if (l >= 2) {
@@ -567,10 +618,21 @@ static void find_matches(bk_enc *e, size_t bs, size_t be)
             }
 
         }
+        /* The previous position with the same pair, if it matches 3 (4)
+         * bytes and is near enough, is the nearest such match: the hash
+         * chain need not be walked. */
+        bool pair3 = d2 && d2 <= 511 && i + 2 < e->n && r[i + 2] == r[i - d2 + 2];
+        bool pair4 = pair3 && d2 <= 1023 && i + 3 < e->n && r[i + 3] == r[i - d2 + 3];
         if (i + 2 < e->n)
-            d3 = nearest(r, i, e->head3, e->prev3, hash3(r + i), 3, 511, room >= 3 && ml >= 3);
+            d3 = nearest(r, i, e->head3, e->prev3, hash3(r + i), 3, 511,
+                         room >= 3 && ml >= 3 && !pair3);
         if (i + 3 < e->n)
-            d4 = nearest(r, i, e->head4, e->prev4, hash4(r + i), 4, 1023, room >= 4 && ml >= 4);
+            d4 = nearest(r, i, e->head4, e->prev4, hash4(r + i), 4, 1023,
+                         room >= 4 && ml >= 4 && !pair4);
+        if (pair3 && room >= 3 && ml >= 3)
+            d3 = d2;
+        if (pair4 && room >= 4 && ml >= 4)
+            d4 = d2;
         e->d2[k] = d2;
         e->d3[k] = d3;
         e->d4[k] = d4;
@@ -598,18 +660,27 @@ static inline uint64_t in_place_limit(uint64_t p)
     return 32 * (p / 4) + 31;
 }
 
-/* The limit for a command (or run of `run` bytes, 1..4) whose lowest byte
- * is file position p. */
+/* The limit for a command (or run of `run` bytes, 1 or more) whose lowest
+ * byte is file position p: the smallest of in_place_limit(p + t) - 8t over
+ * the bytes t < run. The first term falls by 8 a byte and rises by 32 where
+ * p + t crosses into the next word, so the smallest is the last byte before
+ * that crossing (or the run's last byte): t = min(run - 1, 3 - p % 4).
+ * From 4 bytes on that is 8p + 7. This is evaluated for every choice at
+ * every position of the last block, so it is a formula, not a loop. */
 static inline uint64_t run_limit(uint64_t p, unsigned run)
 {
-    if (run >= 4)
-        return 8 * p + 7; /* the byte with (p + t) % 4 == 3 sets it */
-    uint64_t lim = UINT64_MAX;
-    for (unsigned t = 0; t < run; t++) {
-        uint64_t l = in_place_limit(p + t) - 8 * t;
-        lim = l < lim ? l : lim;
-    }
-    return lim;
+    uint64_t t = 3 - p % 4;
+    if (run - 1 < t)
+        t = run - 1;
+    return in_place_limit(p) - 8 * t;
+}
+
+/* A parse choice as one sortable key: its cost in bits, then the order
+ * in which the choices are weighed (ties go to the first), then what to
+ * emit. */
+static inline uint64_t bk_choice(uint32_t cost, unsigned order, unsigned kind, unsigned len)
+{
+    return (uint64_t)cost << 32 | (uint64_t)order << 24 | (uint64_t)kind << 16 | len;
 }
 
 /* The cheapest parse of the block's K positions, ending at its end.
@@ -626,18 +697,43 @@ static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_bas
      * whatever the windows' upper ends do. Entries that break the
      * in-place rule are never queued. */
     size_t rf = 0, rb = 0, cf = 0, cb = 0;
-#define BK_OK(j, run) (!constrained || cost[j] <= run_limit(tail_base - (j), (run)))
+    /* Every run_limit(p, run) is at least 8p + 7, and away from the file's
+     * start the bits left are well below that: with p = tail_base - j,
+     * cost[j] <= 8p + 7 is cost[j] + 8j <= 8 * tail_base + 7, one
+     * comparison; only near the start is the exact limit needed. */
+    const uint64_t slack_top = 8 * tail_base + 7;
+#define BK_OK(j, run)                                                                              \
+    (!constrained || (uint64_t)cost[j] + 8 * (uint64_t)(j) <= slack_top ||                         \
+     cost[j] <= run_limit(tail_base - (j), (run)))
     for (size_t k = K; k-- > 0;) {
-        uint32_t best = BK_INF;
-        uint8_t kind = K_RUN;
-        uint16_t len = 1;
-        for (size_t m = 1; m <= BK_SHORT_RUN && k + m <= K; m++) {
-            uint32_t c = 5 + 8 * (uint32_t)m + cost[k + m];
-            if (c < best && BK_OK(k + m, m < 4 ? (unsigned)m : 4)) {
-                best = c;
-                len = (uint16_t)m;
-            }
+        /* Each choice is one bk_choice key and the cheapest key wins; a
+         * key's low bits keep the order the choices were once tried in
+         * (first tried wins a tie), so the parse stays the same. Taking
+         * minima instead of branching on each comparison saves a
+         * mispredicted branch or two per choice. */
+        uint64_t best = bk_choice(BK_INF, 0, K_RUN, 1);
+#define BK_SHORT(m)                                                                                \
+    do {                                                                                           \
+        uint64_t c = bk_choice(5 + 8 * (uint32_t)(m) + cost[k + (m)], (unsigned)(m) - 1, K_RUN,   \
+                               (unsigned)(m));                                                     \
+        c = BK_OK(k + (m), (m) < 4 ? (unsigned)(m) : 4) ? c : UINT64_MAX;                          \
+        best = c < best ? c : best;                                                                \
+    } while (0)
+        if (K - k >= BK_SHORT_RUN) {
+            /* Spelt out: the loop's exit was mispredicted once a position. */
+            BK_SHORT(1);
+            BK_SHORT(2);
+            BK_SHORT(3);
+            BK_SHORT(4);
+            BK_SHORT(5);
+            BK_SHORT(6);
+            BK_SHORT(7);
+            BK_SHORT(8);
+        } else {
+            for (size_t m = 1; m <= K - k; m++)
+                BK_SHORT(m);
         }
+#undef BK_SHORT
         if (k + 9 <= K) {
             size_t j = k + 9;
             if (cost[j] < BK_INF && BK_OK(j, 4)) {
@@ -650,11 +746,9 @@ static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_bas
                 rf++;
             if (rb > rf) {
                 size_t jb = e->qrun[rf];
-                uint32_t c = 11 + 8 * (uint32_t)(jb - k) + cost[jb];
-                if (c < best) {
-                    best = c;
-                    len = (uint16_t)(jb - k);
-                }
+                uint64_t c = bk_choice(11 + 8 * (uint32_t)(jb - k) + cost[jb], 8, K_RUN,
+                                       (unsigned)(jb - k));
+                best = c < best ? c : best;
             }
         }
         if (k + 2 <= K && cost[k + 2] < BK_INF && BK_OK(k + 2, 1)) {
@@ -687,31 +781,24 @@ static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_bas
                 lo = hi;
             }
             size_t jb = e->qcopy[lo];
-            uint32_t c = 23 + cost[jb];
-            if (c < best) {
-                best = c;
-                kind = K_COPYN;
-                len = (uint16_t)(jb - k);
-            }
+            uint64_t c = bk_choice(23 + cost[jb], 9, K_COPYN, (unsigned)(jb - k));
+            best = c < best ? c : best;
         }
-        if (e->d2[k] && e->d2[k] <= 255 && 10 + cost[k + 2] < best && BK_OK(k + 2, 1)) {
-            best = 10 + cost[k + 2];
-            kind = K_COPY2;
-            len = 2;
-        }
-        if (e->d3[k] && e->d3[k] <= 511 && 12 + cost[k + 3] < best && BK_OK(k + 3, 1)) {
-            best = 12 + cost[k + 3];
-            kind = K_COPY3;
-            len = 3;
-        }
-        if (e->d4[k] && e->d4[k] <= 1023 && 13 + cost[k + 4] < best && BK_OK(k + 4, 1)) {
-            best = 13 + cost[k + 4];
-            kind = K_COPY4;
-            len = 4;
-        }
-        cost[k] = best;
-        e->ckind[k] = kind;
-        e->clen[k] = len;
+        /* The short copies (distance 0: none here; a nonzero one always
+         * fits in the block, the match finder cut it at the block's end). */
+        uint64_t c2 = e->d2[k] && e->d2[k] <= 255 && BK_OK(k + 2, 1)
+                          ? bk_choice(10 + cost[k + 2], 10, K_COPY2, 2)
+                          : UINT64_MAX;
+        uint64_t c3 = e->d3[k] && BK_OK(k + 3, 1) ? bk_choice(12 + cost[k + 3], 11, K_COPY3, 3)
+                                                  : UINT64_MAX;
+        uint64_t c4 = e->d4[k] && BK_OK(k + 4, 1) ? bk_choice(13 + cost[k + 4], 12, K_COPY4, 4)
+                                                  : UINT64_MAX;
+        best = c2 < best ? c2 : best;
+        best = c3 < best ? c3 : best;
+        best = c4 < best ? c4 : best;
+        cost[k] = (uint32_t)(best >> 32);
+        e->ckind[k] = (uint8_t)(best >> 16);
+        e->clen[k] = (uint16_t)best;
     }
 #undef BK_OK
     return cost[0] < BK_INF;
