@@ -45,6 +45,7 @@
  */
 #include "codec/bytekiller.h"
 
+#include "core/bytes.h"
 #include "core/module.h"
 #include "core/sink.h"
 
@@ -73,13 +74,6 @@ static inline uint32_t be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static inline void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* The low w (<= 16) bits of x in reverse order. */
 static inline unsigned rev_bits16(unsigned x, unsigned w)
@@ -864,7 +858,7 @@ static trowel_status assemble(bk_enc *e, uint8_t **out, size_t *out_len)
         return e->ctx->last_error.status;
     uint32_t sum = 0;
     uint32_t first = (odd ? e->bits[0] & ((1u << odd) - 1u) : 0) | 1u << odd;
-    put_be32(o + 4 * (words - 1), first);
+    trowel_put_be32(o + 4 * (words - 1), first);
     sum ^= first;
     for (size_t j = 0; j < full; j++) {
         uint64_t at = odd + 32 * (uint64_t)j;
@@ -873,11 +867,11 @@ static trowel_status assemble(bk_enc *e, uint8_t **out, size_t *out_len)
         uint32_t v = e->bits[idx] >> sh;
         if (sh)
             v |= e->bits[idx + 1] << (32 - sh);
-        put_be32(o + 4 * (words - 2 - j), v);
+        trowel_put_be32(o + 4 * (words - 2 - j), v);
         sum ^= v;
     }
-    put_be32(o + 4 * words, sum);
-    put_be32(o + 4 * words + 4, (uint32_t)e->n);
+    trowel_put_be32(o + 4 * words, sum);
+    trowel_put_be32(o + 4 * words + 4, (uint32_t)e->n);
     *out = o;
     *out_len = size;
     return TROWEL_OK;

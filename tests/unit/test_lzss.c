@@ -7,6 +7,7 @@
  * refusals: truncated streams, trailing bytes, overlong matches, memory limits.
  */
 #include "sha256.h"
+#include "codec_data.h"
 #include "test.h"
 
 #include "codec/lzss.h"
@@ -21,17 +22,7 @@
 
 /* ------------------------------------------------------------ helpers */
 
-typedef struct buf {
-    uint8_t *data;
-    size_t len;
-} buf;
 
-static void buf_free(buf *b)
-{
-    free(b->data);
-    b->data = NULL;
-    b->len = 0;
-}
 
 static buf buf_copy(const uint8_t *data, size_t len)
 {
@@ -41,41 +32,6 @@ static buf buf_copy(const uint8_t *data, size_t len)
     return b;
 }
 
-static bool read_whole_file(const char *path, buf *out)
-{
-    FILE *f = fopen(path, "rb");
-    out->data = NULL;
-    out->len = 0;
-    if (!f)
-        return false;
-    size_t cap = 1 << 16;
-    out->data = malloc(cap);
-    for (;;) {
-        if (out->len == cap) {
-            cap *= 2;
-            out->data = realloc(out->data, cap);
-        }
-        size_t n = fread(out->data + out->len, 1, cap - out->len, f);
-        if (n == 0)
-            break;
-        out->len += n;
-    }
-    fclose(f);
-    return true;
-}
-
-/* Deterministic pseudo-random bytes (xorshift64*). */
-static void fill_random(uint8_t *p, size_t n, uint64_t seed)
-{
-    uint64_t x = seed ? seed : 1;
-    for (size_t i = 0; i < n; i++) {
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        p[i] = (uint8_t)((x * 0x2545F4914F6CDD1DULL) >> 56);
-    }
-}
-
 /* English-like text with repeats at all distances. */
 static buf make_text(size_t n)
 {
@@ -83,44 +39,11 @@ static buf make_text(size_t n)
         "the ",     "window ",  "of ",      "four ",   "kilobytes ", "slides ", "over ",
         "bytes ",   "and ",     "matches ", "copy ",   "from ",      "behind ", "while ",
         "literals ", "stand ",  "alone;\n", "flags ",  "come ",      "first. "};
-    buf b = {malloc(n ? n : 1), n};
-    uint64_t x = 88172645463325252ULL;
-    size_t i = 0;
-    while (i < n) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        const char *w = words[x % (sizeof words / sizeof words[0])];
-        for (size_t k = 0; w[k] && i < n; k++)
-            b.data[i++] = (uint8_t)w[k];
-    }
-    return b;
+    return make_text_from(words, sizeof words / sizeof words[0], n);
 }
 
 /* Binary-like data: small integers, structs with repeating fields, noise. */
-static buf make_binary(size_t n)
-{
-    buf b = {malloc(n ? n : 1), n};
-    fill_random(b.data, n, 99);
-    for (size_t i = 0; i + 16 <= n; i += 16) {
-        uint32_t v = (uint32_t)(i / 16);
-        memcpy(b.data + i, &v, 4);
-        memset(b.data + i + 4, 0, 4);
-        if ((i / 16) % 3)
-            memcpy(b.data + i + 8, "\x55\x48\x89\xe5", 4);
-    }
-    return b;
-}
 
-static trowel_ctx *new_ctx(void)
-{
-    trowel_ctx *ctx = trowel_ctx_new();
-    if (!ctx) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return ctx;
-}
 
 static trowel_status encode(trowel_ctx *ctx, const trowel_lzss_params *p, const uint8_t *data,
                             size_t len, buf *out)

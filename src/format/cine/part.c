@@ -20,6 +20,7 @@
  * opened: a name that could climb out of an output folder refuses the file.
  */
 #include "codec/bytekiller.h"
+#include "core/bytes.h"
 #include "core/module.h"
 
 #include <json-c/json.h>
@@ -41,18 +42,6 @@ typedef struct part_state {
     size_t count;
 } part_state;
 
-static uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
 
 /* A character the games use in names and that is safe as a file name. */
 static bool name_char_ok(uint8_t c)
@@ -91,18 +80,21 @@ static bool name_field_printable(const uint8_t *field)
     return n > 0 && n < PART_NAME_FIELD && field[n] == 0;
 }
 
-static void parse_entry(const uint8_t *raw, part_entry *e)
+/* One 30-byte directory record: the name field as stored, then four u32BE
+ * (offset, packed size, unpacked size, unused). */
+static trowel_status read_entry_record(trowel_reader *r, part_entry *e)
 {
-    memcpy(e->name_field, raw, PART_NAME_FIELD);
+    trowel_status s = trowel_read_bytes(r, e->name_field, PART_NAME_FIELD);
+    if (s == TROWEL_OK && (s = trowel_read_u32be(r, &e->offset)) == TROWEL_OK &&
+        (s = trowel_read_u32be(r, &e->packed)) == TROWEL_OK &&
+        (s = trowel_read_u32be(r, &e->unpacked)) == TROWEL_OK)
+        s = trowel_read_u32be(r, &e->unused);
     size_t n = 0;
-    while (n < PART_NAME_FIELD - 1 && raw[n])
+    while (n < PART_NAME_FIELD - 1 && e->name_field[n])
         n++;
-    memcpy(e->name, raw, n);
+    memcpy(e->name, e->name_field, n);
     e->name[n] = '\0';
-    e->offset = get_be32(raw + 14);
-    e->packed = get_be32(raw + 18);
-    e->unpacked = get_be32(raw + 22);
-    e->unused = get_be32(raw + 26);
+    return s;
 }
 
 /* ------------------------------------------------------------- detection */
@@ -118,13 +110,9 @@ static int part_bid(trowel_reader *r)
         return TROWEL_BID_NONE;
     bool consistent = true, first_at_dir_end = false;
     for (uint16_t i = 0; i < count; i++) {
-        uint8_t raw[PART_ENTRY_SIZE];
-        if (trowel_read_bytes(r, raw, sizeof raw) != TROWEL_OK)
-            return TROWEL_BID_NONE;
-        if (!name_field_printable(raw))
-            return TROWEL_BID_NONE;
         part_entry e;
-        parse_entry(raw, &e);
+        if (read_entry_record(r, &e) != TROWEL_OK || !name_field_printable(e.name_field))
+            return TROWEL_BID_NONE;
         if (i == 0)
             first_at_dir_end = e.offset == dir_end;
         if (e.packed > e.unpacked || (e.packed && e.offset < dir_end) ||
@@ -235,10 +223,8 @@ static trowel_status part_open(trowel_archive *a, trowel_reader *r)
         return ctx->last_error.status;
     st->count = count;
     for (size_t i = 0; i < count; i++) {
-        uint8_t raw[PART_ENTRY_SIZE];
-        if ((s = trowel_read_bytes(r, raw, sizeof raw)) != TROWEL_OK)
+        if ((s = read_entry_record(r, &st->entries[i])) != TROWEL_OK)
             return s;
-        parse_entry(raw, &st->entries[i]);
         if ((s = check_entry(ctx, &st->entries[i], i, dir_end, size)) != TROWEL_OK)
             return s;
     }
@@ -483,10 +469,10 @@ static trowel_status write_part(trowel_ctx *ctx, const new_entry *ne, size_t n, 
                                "the entries pass 4 GiB: part-file offsets have 32 bits");
         uint8_t raw[PART_ENTRY_SIZE];
         memcpy(raw, ne[i].field, PART_NAME_FIELD);
-        put_be32(raw + 14, (uint32_t)at);
-        put_be32(raw + 18, ne[i].packed);
-        put_be32(raw + 22, ne[i].unpacked);
-        put_be32(raw + 26, ne[i].unused);
+        trowel_put_be32(raw + 14, (uint32_t)at);
+        trowel_put_be32(raw + 18, ne[i].packed);
+        trowel_put_be32(raw + 22, ne[i].unpacked);
+        trowel_put_be32(raw + 26, ne[i].unused);
         s = trowel_sink_write(out, raw, sizeof raw);
         at += ne[i].packed;
     }

@@ -26,6 +26,7 @@
  * -O compress=1, -O disk=N).
  */
 #include "codec/bytekiller.h"
+#include "core/bytes.h"
 #include "core/module.h"
 
 #include <ctype.h>
@@ -63,24 +64,6 @@ typedef struct vol_state {
     char *folder;         /* where VOL.CNF is, "" for the current folder */
 } vol_state;
 
-static uint32_t get_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-static void put_be16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
 static bool safe_char(uint8_t c)
 {
@@ -216,10 +199,15 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
         return ctx->last_error.status;
     st->volume_count = count;
     for (size_t i = 0; i < count; i++) {
-        uint8_t e[VOL_ENTRY_SIZE];
-        if ((s = trowel_read_bytes(r, e, sizeof e)) != TROWEL_OK)
-            return s;
+        /* {10-char name, u32 unused, i16BE disk, u32BE size} */
+        uint8_t e[VOL_NAME_FIELD];
+        uint16_t disk;
         vol_volume *v = &st->volumes[i];
+        if ((s = trowel_read_bytes(r, e, sizeof e)) != TROWEL_OK ||
+            (s = trowel_reader_skip(r, 4)) != TROWEL_OK ||
+            (s = trowel_read_u16be(r, &disk)) != TROWEL_OK ||
+            (s = trowel_read_u32be(r, &v->size)) != TROWEL_OK)
+            return s;
         size_t n = 0;
         while (n < VOL_NAME_FIELD && e[n] && e[n] != ' ')
             n++;
@@ -231,8 +219,7 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
         if (n == 0 || strcmp(v->name, "..") == 0 || strcmp(v->name, ".") == 0)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "volume %zu has no valid name", i);
-        v->disk = (int16_t)(e[14] << 8 | e[15]);
-        v->size = get_be32(e + 16);
+        v->disk = (int16_t)disk;
     }
     trowel_reader lists = *r;
     unsigned width = name_width(&lists, count, compressed);
@@ -569,7 +556,7 @@ static trowel_status add_list(trowel_ctx *ctx, out_buf *lists, trowel_archive *p
 {
     size_t n = trowel_archive_entry_count(pa);
     uint8_t len[4];
-    put_be32(len, (uint32_t)(n * width));
+    trowel_put_be32(len, (uint32_t)(n * width));
     trowel_status s = out_put(ctx, lists, len, 4);
     for (size_t i = 0; s == TROWEL_OK && i < n; i++) {
         const char *name = trowel_archive_entry(pa, i)->name;
@@ -590,8 +577,8 @@ static trowel_status build_body(trowel_ctx *ctx, const trowel_create_params *p, 
 {
     out_buf lists = {0};
     uint8_t head[4];
-    put_be16(head, (unsigned)p->source_count);
-    put_be16(head + 2, VOL_ENTRY_SIZE);
+    trowel_put_be16(head, (unsigned)p->source_count);
+    trowel_put_be16(head + 2, VOL_ENTRY_SIZE);
     trowel_status s = out_put(ctx, body, head, 4);
     const trowel_format *part = trowel_format_find("cine-part");
     for (size_t i = 0; s == TROWEL_OK && i < p->source_count; i++) {
@@ -610,8 +597,8 @@ static trowel_status build_body(trowel_ctx *ctx, const trowel_create_params *p, 
         if (s == TROWEL_OK) {
             uint8_t e[VOL_ENTRY_SIZE] = {0};
             memcpy(e, vname, strlen(vname));
-            put_be16(e + 14, (unsigned)(uint16_t)disk);
-            put_be32(e + 16, (uint32_t)trowel_input_size(in));
+            trowel_put_be16(e + 14, (unsigned)(uint16_t)disk);
+            trowel_put_be32(e + 16, (uint32_t)trowel_input_size(in));
             s = out_put(ctx, body, e, sizeof e);
             if (s == TROWEL_OK)
                 s = add_list(ctx, &lists, pa, width, vname);
@@ -684,8 +671,8 @@ static trowel_status vol_create(trowel_ctx *ctx, const trowel_create_params *p,
         if (s == TROWEL_OK) {
             uint8_t head[PACKED_HEADER] = {0};
             memcpy(head, abasecp, sizeof abasecp);
-            put_be32(head + 8, (uint32_t)body.len);
-            put_be32(head + 12, (uint32_t)stream_len);
+            trowel_put_be32(head + 8, (uint32_t)body.len);
+            trowel_put_be32(head + 12, (uint32_t)stream_len);
             s = trowel_sink_write(out, head, sizeof head);
             if (s == TROWEL_OK)
                 s = trowel_sink_write(out, stream, stream_len);
