@@ -962,12 +962,9 @@ trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, siz
 
 static trowel_status bk_compress(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out)
 {
-    trowel_reader rest;
-    trowel_status s = trowel_reader_rest(in, &rest);
     uint8_t *data = NULL, *packed = NULL;
     size_t size = 0, packed_len = 0;
-    if (s == TROWEL_OK)
-        s = trowel_reader_load(&rest, &data, &size);
+    trowel_status s = trowel_reader_load(in, &data, &size);
     if (s == TROWEL_OK)
         s = trowel_bytekiller_encode(ctx, data, size, &packed, &packed_len);
     trowel_mem_free(ctx, data);

@@ -6,6 +6,8 @@
  * naming the check.
  */
 #include "test.h"
+
+#include "core/bytes.h"
 #include "trowel/trowel.h"
 
 #include <stdbool.h>
@@ -25,20 +27,6 @@ static trowel_ctx *new_ctx(void)
     return ctx;
 }
 
-static void put_be16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
 /* The 16-byte packer stream of a hundred 'A': a literal, then a long copy
  * of 99 from 1 above (worked out like the vectors of test_bytekiller.c). */
 static const uint8_t a100_stream[] = {0x80, 0x04, 0x67, 0x04, 0x00, 0x00, 0x00, 0x10,
@@ -48,17 +36,17 @@ static const uint8_t a100_stream[] = {0x80, 0x04, 0x67, 0x04, 0x00, 0x00, 0x00, 
 static size_t build_part(uint8_t *f)
 {
     memset(f, 0, 256);
-    put_be16(f, 2);
-    put_be16(f + 2, 30);
+    trowel_put_be16(f, 2);
+    trowel_put_be16(f + 2, 30);
     size_t data = 4 + 2 * 30;
     memcpy(f + 4, "HELLO.TXT", 9);
-    put_be32(f + 4 + 14, (uint32_t)data);
-    put_be32(f + 4 + 18, 5);
-    put_be32(f + 4 + 22, 5);
+    trowel_put_be32(f + 4 + 14, (uint32_t)data);
+    trowel_put_be32(f + 4 + 18, 5);
+    trowel_put_be32(f + 4 + 22, 5);
     memcpy(f + 34, "A100.BIN", 8);
-    put_be32(f + 34 + 14, (uint32_t)data + 5);
-    put_be32(f + 34 + 18, sizeof a100_stream);
-    put_be32(f + 34 + 22, 100);
+    trowel_put_be32(f + 34 + 14, (uint32_t)data + 5);
+    trowel_put_be32(f + 34 + 18, sizeof a100_stream);
+    trowel_put_be32(f + 34 + 22, 100);
     memcpy(f + data, "hello", 5);
     memcpy(f + data + 5, a100_stream, sizeof a100_stream);
     return data + 5 + sizeof a100_stream;
@@ -155,14 +143,14 @@ static void test_cine_part_detection_needs_consistent_structure(void)
     trowel_input_close(in);
     /* The second entry's offset one byte too far: a damaged part file, a
      * weak bid (so that open can say what is wrong). */
-    put_be32(f + 34 + 14, (uint32_t)(n - 15));
+    trowel_put_be32(f + 34 + 14, (uint32_t)(n - 15));
     REQUIRE(trowel_input_open_memory(ctx, f, n, "x", &in) == TROWEL_OK);
     fmt = NULL;
     CHECK(trowel_detect(ctx, in, &fmt, &bid) == TROWEL_OK && bid == 10 &&
           strcmp(trowel_format_id(fmt), "cine-part") == 0);
     trowel_input_close(in);
     /* The first entry's offset off too: nothing left to go on. */
-    put_be32(f + 4 + 14, 65);
+    trowel_put_be32(f + 4 + 14, 65);
     REQUIRE(trowel_input_open_memory(ctx, f, n, "x", &in) == TROWEL_OK);
     fmt = NULL;
     CHECK(trowel_detect(ctx, in, &fmt, NULL) != TROWEL_OK || strcmp(trowel_format_id(fmt), "cine-part") != 0);
@@ -178,8 +166,8 @@ static void test_cine_part_detection_needs_consistent_structure(void)
             r[i] = (uint8_t)x;
         }
         if (round % 2) { /* half of them with a plausible header */
-            put_be16(r, 1 + round % 5);
-            put_be16(r + 2, 30);
+            trowel_put_be16(r, (uint16_t)(1 + round % 5));
+            trowel_put_be16(r + 2, 30);
         }
         REQUIRE(trowel_input_open_memory(ctx, r, sizeof r, "r", &in) == TROWEL_OK);
         fmt = NULL;
@@ -252,12 +240,12 @@ static void test_cine_part_rejects_hostile_files(void)
     CHECK(open_and_read(ctx, f, n) == TROWEL_OK);
 
     n = build_part(f);
-    put_be32(f + 4 + 18, 6); /* stored entry: packed 6 > unpacked 5 */
+    trowel_put_be32(f + 4 + 18, 6); /* stored entry: packed 6 > unpacked 5 */
     CHECK(open_as_part(ctx, f, n) == TROWEL_ERR_CORRUPT);
     CHECK(message_has(ctx, "larger than the unpacked size"));
 
     n = build_part(f);
-    put_be32(f + 34 + 14, 0x7fffff00); /* offset past the end */
+    trowel_put_be32(f + 34 + 14, 0x7fffff00); /* offset past the end */
     CHECK(open_as_part(ctx, f, n) == TROWEL_ERR_TRUNCATED);
     CHECK(message_has(ctx, "past the end"));
 
@@ -276,12 +264,12 @@ static void test_cine_part_rejects_hostile_files(void)
     CHECK(message_has(ctx, "checksum"));
 
     n = build_part(f);
-    put_be32(f + 34 + 22, 101); /* unpacked size disagrees with the stream */
+    trowel_put_be32(f + 34 + 22, 101); /* unpacked size disagrees with the stream */
     CHECK(open_as_part(ctx, f, n) == TROWEL_ERR_CORRUPT);
     CHECK(message_has(ctx, "length field says 100"));
 
     n = build_part(f);
-    put_be32(f + 34 + 22, 15); /* packed 16 > unpacked 15 */
+    trowel_put_be32(f + 34 + 22, 15); /* packed 16 > unpacked 15 */
     CHECK(open_as_part(ctx, f, n) == TROWEL_ERR_CORRUPT);
     CHECK(message_has(ctx, "larger than the unpacked size"));
 
@@ -289,7 +277,7 @@ static void test_cine_part_rejects_hostile_files(void)
     CHECK(open_as_part(ctx, f, 40) == TROWEL_ERR_TRUNCATED); /* directory cut */
 
     n = build_part(f);
-    put_be16(f + 2, 32);
+    trowel_put_be16(f + 2, 32);
     CHECK(open_as_part(ctx, f, n) == TROWEL_ERR_UNSUPPORTED);
     trowel_ctx_free(ctx);
 }
@@ -300,9 +288,9 @@ static void test_cine_part_verify_reports_duplicates_and_overlaps(void)
     uint8_t f[256];
     size_t n = build_part(f);
     memcpy(f + 34, "HELLO.TXT", 10);
-    put_be32(f + 34 + 14, 64); /* both entries share bytes too */
-    put_be32(f + 34 + 18, 5);
-    put_be32(f + 34 + 22, 5);
+    trowel_put_be32(f + 34 + 14, 64); /* both entries share bytes too */
+    trowel_put_be32(f + 34 + 18, 5);
+    trowel_put_be32(f + 34 + 22, 5);
     trowel_input *in;
     trowel_archive *a;
     REQUIRE(open_mem(ctx, f, n, &in, &a) == TROWEL_OK);

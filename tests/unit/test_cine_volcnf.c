@@ -5,6 +5,8 @@
  * option, and hostile tables refused with a message.
  */
 #include "test.h"
+
+#include "core/bytes.h"
 #include "trowel/trowel.h"
 
 #include <stdbool.h>
@@ -19,20 +21,6 @@ static trowel_ctx *new_ctx(void)
     if (!ctx)
         exit(2);
     return ctx;
-}
-
-static void put_be16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
 }
 
 static void path_in(char *out, size_t cap, const char *name)
@@ -68,12 +56,12 @@ static size_t build_11(uint8_t *f)
                                 "BOND10     "
                                 "GIRL    SET";
     memset(f, 0, 128);
-    put_be16(f, 1);
-    put_be16(f + 2, 20);
+    trowel_put_be16(f, 1);
+    trowel_put_be16(f + 2, 20);
     memcpy(f + 4, "PROCS00", 7);
-    put_be16(f + 4 + 14, 2);
-    put_be32(f + 4 + 16, 1234);
-    put_be32(f + 24, 44);
+    trowel_put_be16(f + 4 + 14, 2);
+    trowel_put_be32(f + 4 + 16, 1234);
+    trowel_put_be32(f + 24, 44);
     memcpy(f + 28, names, 44);
     return 28 + 44;
 }
@@ -254,7 +242,7 @@ static void test_cine_volcnf_rejects_hostile_tables(void)
     size_t n = build_11(f);
     CHECK(open_as_volcnf(ctx, f, n - 1) != TROWEL_OK); /* list cut short */
     n = build_11(f);
-    put_be32(f + 24, 45); /* neither 11 nor 13 divides it */
+    trowel_put_be32(f + 24, 45); /* neither 11 nor 13 divides it */
     CHECK(open_as_volcnf(ctx, f, n + 1) == TROWEL_ERR_CORRUPT);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "do not fit") != NULL);
     n = build_11(f);
@@ -264,14 +252,14 @@ static void test_cine_volcnf_rejects_hostile_tables(void)
     memcpy(f + 28, "../ETC  PAS", 11); /* a file name with a separator */
     CHECK(open_as_volcnf(ctx, f, n) == TROWEL_ERR_CORRUPT);
     n = build_11(f);
-    put_be16(f + 2, 22);
+    trowel_put_be16(f + 2, 22);
     CHECK(open_as_volcnf(ctx, f, n) == TROWEL_ERR_UNSUPPORTED);
     /* ABASECP header whose sizes disagree with the file. */
     uint8_t c[32] = {'A', 'B', 'A', 'S', 'E', 'C', 'P', 0};
-    put_be32(c + 8, 100);
-    put_be32(c + 12, 40);
+    trowel_put_be32(c + 8, 100);
+    trowel_put_be32(c + 12, 40);
     CHECK(open_as_volcnf(ctx, c, sizeof c) == TROWEL_ERR_CORRUPT);
-    put_be32(c + 12, 16); /* right size, garbage stream */
+    trowel_put_be32(c + 12, 16); /* right size, garbage stream */
     CHECK(open_as_volcnf(ctx, c, sizeof c) == TROWEL_ERR_CORRUPT);
     trowel_ctx_free(ctx);
 }
