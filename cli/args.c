@@ -14,6 +14,8 @@ const cli_option cli_common_options[] = {
     {OPT_QUIET, 'q', "quiet", NULL, "do not print warnings or a progress bar"},
     {OPT_MEM_LIMIT, 0, "mem-limit", "BYTES",
      "cap memory sized by input data (K, M, G suffixes)"},
+    {OPT_THREADS, 'T', "threads", "N",
+     "use up to N threads where work splits (0, the default: one per CPU)"},
     {OPT_HELP, 'h', "help", NULL, "show this help and exit"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
@@ -206,6 +208,19 @@ static unsigned suffix_shift(const char *s)
     case 'T': return 40;
     default: return 64;
     }
+}
+
+bool cli_parse_count(const char *text, unsigned long max, unsigned long *out)
+{
+    if (!isdigit((unsigned char)text[0]))
+        return false;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (errno != 0 || *end != '\0' || v > max)
+        return false;
+    *out = v;
+    return true;
 }
 
 bool cli_parse_size(const char *text, uint64_t *out)

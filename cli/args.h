@@ -17,6 +17,7 @@ typedef enum cli_opt_id {
     OPT_HELP,
     OPT_QUIET,
     OPT_MEM_LIMIT,
+    OPT_THREADS,
     OPT_VERBOSE,
     OPT_JSON,
     OPT_LONG,
@@ -80,5 +81,8 @@ const char **cli_args_values(const cli_args *args, cli_opt_id id, size_t *count)
 /* Parses a byte count: digits with an optional K, M, G or T suffix (powers
  * of 1024, either case). Returns false on anything else or on overflow. */
 bool cli_parse_size(const char *text, uint64_t *out);
+
+/* Parses a plain decimal count from 0 to max. Returns false on anything else. */
+bool cli_parse_count(const char *text, unsigned long max, unsigned long *out);
 
 #endif

@@ -36,6 +36,11 @@ int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
     if (text && !cli_parse_size(text, &limit))
         return cli_usage_error(verb, "--mem-limit takes a byte count such as 512M, not '%s'",
                                text);
+    unsigned long threads = 0;
+    const char *threads_text = cli_args_last(args, OPT_THREADS);
+    if (threads_text && !cli_parse_count(threads_text, 1024, &threads))
+        return cli_usage_error(verb, "--threads takes a number from 0 to 1024, not '%s'",
+                               threads_text);
     s->ctx = trowel_ctx_new();
     if (!s->ctx) {
         cli_error("out of memory");
@@ -43,6 +48,7 @@ int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
     }
     if (text)
         trowel_ctx_set_mem_limit(s->ctx, limit);
+    trowel_ctx_set_threads(s->ctx, (unsigned)threads);
     trowel_ctx_set_warning_handler(s->ctx, on_warning, s);
     cli_progress_init(&s->progress, false);
     return CLI_EXIT_OK;

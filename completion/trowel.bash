@@ -11,7 +11,7 @@ _trowel_ids() {
 }
 
 _trowel_verb_options() {
-    local common="-h --help -q --quiet --mem-limit"
+    local common="-h --help -q --quiet --mem-limit -T --threads"
     case "$1" in
     formats) echo "--json $common" ;;
     info) echo "--json -t --format $common" ;;
@@ -79,7 +79,7 @@ _trowel() {
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         return
         ;;
-    -O | --option | --mem-limit | --size)
+    -O | --option | --mem-limit | --size | -T | --threads)
         return
         ;;
     esac

@@ -85,6 +85,13 @@ void trowel_ctx_free(trowel_ctx *ctx);
 void trowel_ctx_set_mem_limit(trowel_ctx *ctx, uint64_t bytes);
 uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx);
 
+/* How many threads one call may use where the work splits (the Delphine
+ * packer's encoder does): 1 keeps every call on the caller's thread; 0,
+ * the default, means one per online CPU. Outputs never depend on it.
+ * Callbacks are only ever called from the caller's thread. */
+void trowel_ctx_set_threads(trowel_ctx *ctx, unsigned threads);
+unsigned trowel_ctx_threads(const trowel_ctx *ctx);
+
 typedef void (*trowel_warning_fn)(void *user, const trowel_error *warning);
 /* Called for recoverable problems (a sanitised name, an ignored field). */
 void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);

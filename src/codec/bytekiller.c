@@ -35,13 +35,22 @@
  * encoder finds the nearest match of at least 2, 3 and 4 bytes (the short
  * copies' costs depend on the distance; a pair table and two hash chains)
  * and the longest match within 4095 bytes (the long copy costs 23 bits
- * whatever its distance and length; a binary tree of the window).
- * A backward dynamic programme then picks the cheapest parse in bits; the
- * literal-run costs (5 + 8n up to 8 bytes, 11 + 8n up to 264) and the long
- * copy's range of lengths are minimised with sliding-window minimum queues,
- * so each position costs O(1) besides the match search. Blocks of 1 MiB are
- * parsed one at a time (matches reach into earlier blocks). The last block
- * also keeps to the in-place rule (see parse_block) when it can.
+ * whatever its distance and length; binary trees keyed by a hash of 3
+ * bytes). A backward dynamic programme then picks the cheapest parse in
+ * bits; the literal-run costs (5 + 8n up to 8 bytes, 11 + 8n up to 264) and
+ * the long copy's range of lengths are minimised with sliding-window
+ * minimum queues, so each position costs O(1) besides the match search.
+ *
+ * Segments. The reversed input is cut into segments (32 to 256 KiB, a
+ * sixteenth of the input; see segment_size) that are packed independently:
+ * each starts a fresh match finder, first fed the 4095 bytes before the
+ * segment so that matches still reach back across the cut, and parses up
+ * to its own end. Their bit strings are then joined. This costs a few
+ * bytes per megabyte (the parse cannot run a command across a cut), and it
+ * lets threads pack segments side by side (trowel_ctx_set_threads): the
+ * cut depends only on the input's size, so the output is the same whatever
+ * the number of threads. The last segment also keeps to the in-place rule
+ * (see parse_segment) when it can.
  */
 #include "codec/bytekiller.h"
 
@@ -49,6 +58,8 @@
 #include "core/module.h"
 #include "core/sink.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 enum {
@@ -58,10 +69,20 @@ enum {
     BK_SHORT_RUN = 8,
     BK_TREE_DEPTH = 64,  /* tree nodes examined per position */
     BK_NICE = 64,        /* the tree orders positions by this many bytes */
-    BK_HASH_BITS = 12
+    BK_HASH_BITS = 12,
+    BK_ROOT_BITS = 16,   /* 65536 trees */
+    BK_MAX_THREADS = 16
 };
 
-#define BK_BLOCK ((size_t)1 << 20)
+/* Segments are packed independently (see the encoder's notes above). */
+#define BK_SEGMENT_MIN ((size_t)1 << 15)
+#define BK_SEGMENT_MAX ((size_t)1 << 18)
+
+#if defined(__GNUC__)
+#define BK_ALWAYS_INLINE static inline __attribute__((always_inline))
+#else
+#define BK_ALWAYS_INLINE static inline
+#endif
 
 /* rev8[b]: b with its 8 bits in reverse order. */
 #define BK_R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
@@ -408,28 +429,51 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
 
 enum bk_kind { K_RUN, K_COPY2, K_COPY3, K_COPY4, K_COPYN };
 
-typedef struct bk_enc {
+/* One segment of the reversed input and the bits it packed to, in decoding
+ * order, least significant bit first: `words` whole words, then `tail`
+ * bits of bits[words]. */
+typedef struct bk_segment {
+    size_t start, len;
+    uint32_t *bits;
+    size_t words;
+    unsigned tail;
+} bk_segment;
+
+typedef struct bk_job {
     trowel_ctx *ctx;
     const uint8_t *r; /* the input reversed */
     size_t n;
-    int32_t *head2;   /* last position of each byte pair: the tree roots */
-    int32_t *son;     /* binary trees of the last 4096 positions, per pair */
-    int32_t *head3;   /* last position of each 3-byte hash */
-    int32_t *prev3;   /* ring: previous position with the same 3-byte hash */
-    int32_t *head4;   /* the same for 4 bytes */
+    bk_segment *segs;
+    size_t nsegs;
+    atomic_size_t next; /* the next segment to take */
+    atomic_size_t done; /* input bytes packed so far */
+} bk_job;
+
+/* Everything one packer (thread) needs for a segment; one allocation. */
+typedef struct bk_worker {
+    bk_job *job;
+    bool reports; /* this one calls the progress callback */
+    const uint8_t *r;
+    size_t n;
+    int32_t *root;  /* binary-tree roots, by a hash of 3 bytes */
+    int32_t *son;   /* the trees' child links for the last 4096 positions */
+    int32_t *last2; /* last position of each byte pair */
+    int32_t *head3; /* last position of each 3-byte hash */
+    int32_t *prev3; /* ring: previous position with the same 3-byte hash */
+    int32_t *head4; /* the same for 4 bytes */
     int32_t *prev4;
-    /* per position of the current block */
+    /* per position of the segment */
     uint16_t *d2, *d3, *d4, *dl, *ml;
     uint32_t *cost;
     uint16_t *clen;
     uint8_t *ckind;
     uint32_t *qrun, *qcopy; /* window-minimum queues (indices) */
-    /* bit output, in decoding order, least significant bit first */
+    /* bit output of the segment in hand */
     uint32_t *bits;
-    size_t bits_cap, bits_len;
+    size_t bits_len;
     uint64_t acc;
     unsigned nacc;
-} bk_enc;
+} bk_worker;
 
 static inline unsigned hash3(const uint8_t *p)
 {
@@ -442,6 +486,15 @@ static inline unsigned hash4(const uint8_t *p)
     uint32_t v;
     memcpy(&v, p, 4);
     return (v * 2246822519u) >> (32 - BK_HASH_BITS);
+}
+
+/* The tree a position belongs to: a hash of its first 3 bytes. Keying by
+ * 3 bytes rather than 2 keeps the trees small; a long copy of 2 bytes is
+ * never worth its 23 bits, and the nearest pair is known anyway. */
+static inline unsigned tree_key(const uint8_t *p)
+{
+    uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+    return (v * 2654435761u) >> (32 - BK_ROOT_BITS);
 }
 
 static inline size_t match_len(const uint8_t *a, const uint8_t *b, size_t cap)
@@ -492,7 +545,7 @@ static inline bool first_difference(const uint8_t *a, const uint8_t *b, size_t *
 /* The nearest earlier position within max_dist whose first `need` bytes
  * equal those at i, following a hash chain; 0 if none. Inserts i. */
 static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_t *prev, unsigned h,
-                        size_t need, size_t max_dist, bool may_match)
+                               size_t need, size_t max_dist, bool may_match)
 {
     int32_t c = head[h];
     uint16_t found = 0;
@@ -509,24 +562,24 @@ static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_
     return found;
 }
 
-/* Inserts i into the binary tree of its byte pair (positions ordered by the
+/* Inserts i into the binary tree of its key (positions ordered by the
  * bytes that follow) and returns the longest match within the window, up to
  * cap bytes, with its distance. The tree is walked down once: each node
  * passed is hung on the left or right spine of the new root, so the search
  * and the insertion are the same pass. */
-static size_t tree_match(bk_enc *e, size_t i, size_t cap, uint16_t *dist)
+static size_t tree_match(bk_worker *w, size_t i, size_t cap, uint16_t *dist)
 {
-    const uint8_t *r = e->r;
-    unsigned key = (unsigned)r[i] << 8 | r[i + 1];
-    int32_t cur = e->head2[key];
-    e->head2[key] = (int32_t)i;
-    int32_t *left = &e->son[2 * (i & BK_WINDOW)];
+    const uint8_t *r = w->r;
+    unsigned key = tree_key(r + i);
+    int32_t cur = w->root[key];
+    w->root[key] = (int32_t)i;
+    int32_t *left = &w->son[2 * (i & BK_WINDOW)];
     int32_t *right = left + 1;
     size_t len_left = 0, len_right = 0, best = 0;
     int32_t best_at = 0; /* where best was found */
     unsigned depth = BK_TREE_DEPTH;
     while (cur >= 0 && i - (size_t)cur <= BK_WINDOW && depth--) {
-        int32_t *pair = &e->son[2 * ((size_t)cur & BK_WINDOW)];
+        int32_t *pair = &w->son[2 * ((size_t)cur & BK_WINDOW)];
         size_t len = len_left < len_right ? len_left : len_right;
         bool smaller;
         if (TROWEL_LIKELY(cap - len >= 8) && first_difference(r + cur + len, r + i + len, &len,
@@ -566,15 +619,38 @@ static size_t tree_match(bk_enc *e, size_t i, size_t cap, uint16_t *dist)
     return best;
 }
 
+/* A fresh match finder that has seen the positions [from, to): the state
+ * find_matches would have left had it run over them. */
+static void finder_start(bk_worker *w, size_t from, size_t to)
+{
+    memset(w->root, 0xff, ((size_t)1 << BK_ROOT_BITS) * sizeof(int32_t));
+    memset(w->last2, 0xff, 65536 * sizeof(int32_t));
+    memset(w->head3, 0xff, ((size_t)1 << BK_HASH_BITS) * sizeof(int32_t));
+    memset(w->head4, 0xff, ((size_t)1 << BK_HASH_BITS) * sizeof(int32_t));
+    const uint8_t *r = w->r;
+    for (size_t i = from; i < to; i++) {
+        w->last2[(unsigned)r[i] << 8 | r[i + 1]] = (int32_t)i;
+        if (i + 2 < w->n) {
+            size_t whole = w->n - i < BK_MAX_COPY ? w->n - i : BK_MAX_COPY;
+            uint16_t d;
+            tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d);
+            nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511, false);
+        }
+        if (i + 3 < w->n)
+            nearest(r, i, w->head4, w->prev4, hash4(r + i), 4, 1023, false);
+    }
+}
+
 /* Match facts for the positions [bs, be) of the reversed input: the nearest
  * matches of 2, 3 and 4 bytes (the short copies' offset limits make the
- * nearest the only one worth knowing) and the longest match. The tree works
- * to the end of the whole input so that it stays consistent across blocks;
- * lengths are then cut at the block's end. */
-static void find_matches(bk_enc *e, size_t bs, size_t be)
+ * nearest the only one worth knowing) and the longest match. Matches may
+ * run past the segment's end in the search (so that the finder's state does
+ * not depend on where segments end); lengths are then cut there. */
+static void find_matches(bk_worker *w, size_t bs, size_t be)
 {
-    const uint8_t *r = e->r;
-    /* The previous position's long match (length before the block cut,
+    const uint8_t *r = w->r;
+    const size_t n = w->n;
+    /* The previous position's long match (length before the cut,
      * distance), if the tree gave it BK_NICE bytes and it was extended:
      * in a long repeat each position would otherwise compare up to 192
      * bytes its neighbour has just compared. */
@@ -584,14 +660,17 @@ static void find_matches(bk_enc *e, size_t bs, size_t be)
         size_t k = i - bs;
         size_t room = be - i;
         uint16_t d2 = 0, d3 = 0, d4 = 0, dl = 0, ml = 0;
-        if (i + 1 < e->n) {
-            size_t whole = e->n - i < BK_MAX_COPY ? e->n - i : BK_MAX_COPY;
-            unsigned key = (unsigned)r[i] << 8 | r[i + 1];
-            int32_t c = e->head2[key];
+        if (i + 1 < n) {
+            unsigned pair = (unsigned)r[i] << 8 | r[i + 1];
+            int32_t c = w->last2[pair];
+            w->last2[pair] = (int32_t)i;
             if (c >= 0 && i - (size_t)c <= BK_WINDOW && room >= 2)
                 d2 = (uint16_t)(i - (size_t)c);
+        }
+        if (i + 2 < n) {
+            size_t whole = n - i < BK_MAX_COPY ? n - i : BK_MAX_COPY;
             uint16_t d = 0;
-            size_t l = tree_match(e, i, whole < BK_NICE ? whole : BK_NICE, &d);
+            size_t l = tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d);
             if (l == BK_NICE) {
                 /* The tree stops there: follow this one on. The match at
                  * i - 1 with the same distance, of prev_len bytes, shows
@@ -606,32 +685,36 @@ static void find_matches(bk_enc *e, size_t bs, size_t be)
             }
             if (l > room)
                 l = room;
-            if (l >= 2) {
+            if (l >= 3) {
                 ml = (uint16_t)l;
                 dl = d;
             }
-
+        }
+        if (!ml && d2) {
+            /* The trees hold 3-byte keys; the nearest pair is a match of 2. */
+            ml = 2;
+            dl = d2;
         }
         /* The previous position with the same pair, if it matches 3 (4)
          * bytes and is near enough, is the nearest such match: the hash
          * chain need not be walked. */
-        bool pair3 = d2 && d2 <= 511 && i + 2 < e->n && r[i + 2] == r[i - d2 + 2];
-        bool pair4 = pair3 && d2 <= 1023 && i + 3 < e->n && r[i + 3] == r[i - d2 + 3];
-        if (i + 2 < e->n)
-            d3 = nearest(r, i, e->head3, e->prev3, hash3(r + i), 3, 511,
+        bool pair3 = d2 && d2 <= 511 && i + 2 < n && r[i + 2] == r[i - d2 + 2];
+        bool pair4 = pair3 && d2 <= 1023 && i + 3 < n && r[i + 3] == r[i - d2 + 3];
+        if (i + 2 < n)
+            d3 = nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511,
                          room >= 3 && ml >= 3 && !pair3);
-        if (i + 3 < e->n)
-            d4 = nearest(r, i, e->head4, e->prev4, hash4(r + i), 4, 1023,
+        if (i + 3 < n)
+            d4 = nearest(r, i, w->head4, w->prev4, hash4(r + i), 4, 1023,
                          room >= 4 && ml >= 4 && !pair4);
         if (pair3 && room >= 3 && ml >= 3)
             d3 = d2;
         if (pair4 && room >= 4 && ml >= 4)
             d4 = d2;
-        e->d2[k] = d2;
-        e->d3[k] = d3;
-        e->d4[k] = d4;
-        e->dl[k] = dl;
-        e->ml[k] = ml;
+        w->d2[k] = d2;
+        w->d3[k] = d3;
+        w->d4[k] = d4;
+        w->dl[k] = dl;
+        w->ml[k] = ml;
     }
 }
 
@@ -644,7 +727,7 @@ static void find_matches(bk_enc *e, size_t bs, size_t be)
  * cost[e] against a limit that depends only on e. For a literal run, which
  * writes its bytes one by one, the limit is the smallest over its bytes;
  * it repeats every 4 bytes, so runs of 4 or more share one limit.
- * Only the last block is constrained: before it the bits of later blocks
+ * Only the last segment is constrained: before it the bits of later ones
  * are not known yet, and only an input that does not pack at all could
  * break the rule that far from its start. */
 #define BK_INF (UINT32_MAX / 2)
@@ -660,7 +743,7 @@ static inline uint64_t in_place_limit(uint64_t p)
  * p + t crosses into the next word, so the smallest is the last byte before
  * that crossing (or the run's last byte): t = min(run - 1, 3 - p % 4).
  * From 4 bytes on that is 8p + 7. This is evaluated for every choice at
- * every position of the last block, so it is a formula, not a loop. */
+ * every position of the last segment, so it is a formula, not a loop. */
 static inline uint64_t run_limit(uint64_t p, unsigned run)
 {
     uint64_t t = 3 - p % 4;
@@ -677,10 +760,10 @@ static inline uint64_t bk_choice(uint32_t cost, unsigned order, unsigned kind, u
     return (uint64_t)cost << 32 | (uint64_t)order << 24 | (uint64_t)kind << 16 | len;
 }
 
-/* The cheapest parse of the block's K positions, ending at its end.
- * tail: the block ends the input, file position of its index e is
+/* The cheapest parse of the segment's K positions, ending at its end.
+ * constrained: the segment ends the input, file position of its index e is
  * tail_base - e; constrained as above. False if no parse meets them. */
-static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_base)
+BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, uint64_t tail_base)
 {
     uint32_t *cost = e->cost;
     cost[K] = 0;
@@ -779,7 +862,7 @@ static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_bas
             best = c < best ? c : best;
         }
         /* The short copies (distance 0: none here; a nonzero one always
-         * fits in the block, the match finder cut it at the block's end). */
+         * fits in the segment, the match finder cut it at its end). */
         uint64_t c2 = e->d2[k] && e->d2[k] <= 255 && BK_OK(k + 2, 1)
                           ? bk_choice(10 + cost[k + 2], 10, K_COPY2, 2)
                           : UINT64_MAX;
@@ -798,8 +881,20 @@ static bool parse_block(bk_enc *e, size_t K, bool constrained, uint64_t tail_bas
     return cost[0] < BK_INF;
 }
 
+/* parse_segment twice over, so that the unconstrained parse of every segment
+ * but the last carries no in-place tests at all. */
+static bool parse_free(bk_worker *e, size_t K)
+{
+    return parse_segment(e, K, false, 0);
+}
+
+static bool parse_last(bk_worker *e, size_t K, uint64_t tail_base)
+{
+    return parse_segment(e, K, true, tail_base);
+}
+
 /* Appends a w-bit (<= 24) field, most significant bit first in decoding order. */
-static inline void put_field(bk_enc *e, uint32_t v, unsigned w)
+static inline void put_field(bk_worker *e, uint32_t v, unsigned w)
 {
     e->acc |= (uint64_t)rev_bits24(v, w) << e->nacc;
     e->nacc += w;
@@ -810,7 +905,7 @@ static inline void put_field(bk_enc *e, uint32_t v, unsigned w)
     }
 }
 
-static void emit_block(bk_enc *e, size_t bs, size_t K)
+static void emit_segment(bk_worker *e, size_t bs, size_t K)
 {
     const uint8_t *r = e->r + bs;
     for (size_t k = 0; k < K;) {
@@ -841,85 +936,226 @@ static void emit_block(bk_enc *e, size_t bs, size_t K)
     }
 }
 
+/* ---- segments and their packers */
+
+/* Packs one segment: a match finder warmed on the window before it, the
+ * matches, the cheapest parse, the bits. The last segment keeps to the
+ * in-place rule when it can. */
+static void pack_segment(bk_worker *w, bk_segment *seg)
+{
+    size_t bs = seg->start, K = seg->len;
+    finder_start(w, bs > BK_WINDOW ? bs - BK_WINDOW : 0, bs);
+    find_matches(w, bs, bs + K);
+    bool last = bs + K == w->n;
+    if (!last || !parse_last(w, K, w->n - bs))
+        parse_free(w, K);
+    w->bits = seg->bits;
+    w->bits_len = 0;
+    w->acc = 0;
+    w->nacc = 0;
+    emit_segment(w, bs, K);
+    seg->words = w->bits_len;
+    seg->tail = w->nacc;
+    if (w->nacc)
+        seg->bits[w->bits_len] = (uint32_t)w->acc;
+}
+
+/* Takes segments until none is left. */
+static void pack_segments(bk_worker *w)
+{
+    bk_job *job = w->job;
+    for (;;) {
+        size_t s = atomic_fetch_add(&job->next, 1);
+        if (s >= job->nsegs)
+            return;
+        pack_segment(w, &job->segs[s]);
+        size_t done = atomic_fetch_add(&job->done, job->segs[s].len) + job->segs[s].len;
+        if (w->reports)
+            trowel_progress(job->ctx, done, job->n);
+    }
+}
+
+static void *pack_thread(void *arg)
+{
+    pack_segments(arg);
+    return NULL;
+}
+
+/* The bytes one worker takes for segments of up to seg bytes. */
+static size_t worker_bytes(size_t seg)
+{
+    return (((size_t)1 << BK_ROOT_BITS) + 65536 + 2 * (BK_WINDOW + 1) +
+            4 * ((size_t)1 << BK_HASH_BITS)) * sizeof(int32_t) +
+           3 * (seg + 1) * sizeof(uint32_t) + 6 * seg * sizeof(uint16_t) + seg + 64;
+}
+
+/* Carves a worker's tables out of one allocation (largest elements first,
+ * so every table is aligned). */
+static bk_worker *worker_new(trowel_ctx *ctx, bk_job *job, size_t seg)
+{
+    bk_worker *w = trowel_mem_calloc(ctx, 1, sizeof *w);
+    uint8_t *p = w ? trowel_mem_alloc(ctx, worker_bytes(seg)) : NULL;
+    if (!p) {
+        trowel_mem_free(ctx, w);
+        return NULL;
+    }
+    w->job = job;
+    w->r = job->r;
+    w->n = job->n;
+#define BK_CARVE(field, count)                                                                     \
+    do {                                                                                           \
+        w->field = (void *)p;                                                                      \
+        p += (count) * sizeof *w->field;                                                           \
+    } while (0)
+    BK_CARVE(root, (size_t)1 << BK_ROOT_BITS);
+    BK_CARVE(son, 2 * (BK_WINDOW + 1));
+    BK_CARVE(last2, 65536);
+    BK_CARVE(head3, (size_t)1 << BK_HASH_BITS);
+    BK_CARVE(prev3, BK_WINDOW + 1);
+    BK_CARVE(head4, (size_t)1 << BK_HASH_BITS);
+    BK_CARVE(prev4, BK_WINDOW + 1);
+    BK_CARVE(cost, seg + 1);
+    BK_CARVE(qrun, seg + 1);
+    BK_CARVE(qcopy, seg + 1);
+    BK_CARVE(d2, seg);
+    BK_CARVE(d3, seg);
+    BK_CARVE(d4, seg);
+    BK_CARVE(dl, seg);
+    BK_CARVE(ml, seg);
+    BK_CARVE(clen, seg);
+    BK_CARVE(ckind, seg);
+#undef BK_CARVE
+    return w;
+}
+
+static void worker_free(trowel_ctx *ctx, bk_worker *w)
+{
+    if (w) {
+        trowel_mem_free(ctx, w->root); /* the start of the tables' block */
+        trowel_mem_free(ctx, w);
+    }
+}
+
+/* Runs the job on up to `threads` packers, this thread one of them (and the
+ * only one to report progress). Fewer threads are used if the memory limit
+ * leaves room for fewer packers or a thread cannot be started; none of that
+ * changes the output. */
+static trowel_status run_job(trowel_ctx *ctx, bk_job *job, size_t seg, unsigned threads)
+{
+    uint64_t room = ctx->mem_limit > ctx->mem_in_use ? ctx->mem_limit - ctx->mem_in_use : 0;
+    uint64_t fit = room / (worker_bytes(seg) + sizeof(bk_worker) + 64);
+    if (threads > fit)
+        threads = fit ? (unsigned)fit : 1;
+    if (threads > BK_MAX_THREADS)
+        threads = BK_MAX_THREADS;
+    bk_worker *workers[BK_MAX_THREADS] = {NULL};
+    pthread_t tids[BK_MAX_THREADS];
+    bool started[BK_MAX_THREADS] = {false};
+    if (!(workers[0] = worker_new(ctx, job, seg)))
+        return ctx->last_error.status;
+    workers[0]->reports = true;
+    for (unsigned t = 1; t < threads; t++) {
+        trowel_error saved = ctx->last_error;
+        workers[t] = worker_new(ctx, job, seg);
+        if (!workers[t]) {
+            ctx->last_error = saved; /* one packer fewer is no failure */
+            break;
+        }
+        started[t] = pthread_create(&tids[t], NULL, pack_thread, workers[t]) == 0;
+        if (!started[t])
+            break;
+    }
+    pack_segments(workers[0]);
+    for (unsigned t = 0; t < threads; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        worker_free(ctx, workers[t]);
+    }
+    return TROWEL_OK;
+}
+
+/* ---- the stream */
+
+/* The segments' bits as one string, taken w (1..32) at a time. */
+typedef struct bk_bitcat {
+    const bk_segment *seg;
+    size_t word; /* next word of *seg to load */
+    uint64_t acc;
+    unsigned nacc;
+} bk_bitcat;
+
+static uint32_t bitcat_take(bk_bitcat *q, unsigned w)
+{
+    while (q->nacc < w) {
+        const bk_segment *s = q->seg;
+        if (q->word < s->words) {
+            q->acc |= (uint64_t)s->bits[q->word++] << q->nacc;
+            q->nacc += 32;
+        } else if (q->word == s->words && s->tail) {
+            q->acc |= (uint64_t)(s->bits[q->word++] & ((1u << s->tail) - 1u)) << q->nacc;
+            q->nacc += s->tail;
+        } else {
+            q->seg++;
+            q->word = 0;
+        }
+    }
+    uint32_t v = (uint32_t)(q->acc & (((uint64_t)1 << w) - 1));
+    q->acc >>= w;
+    q->nacc -= w;
+    return v;
+}
+
 /* Lays the decoding-order bits out as the file's words: the last data word
  * is read first and takes the odd bits under its marker. */
-static trowel_status assemble(bk_enc *e, uint8_t **out, size_t *out_len)
+static trowel_status assemble(trowel_ctx *ctx, const bk_job *job, uint8_t **out, size_t *out_len)
 {
-    uint64_t total = (uint64_t)e->bits_len * 32 + e->nacc;
-    if (e->nacc)
-        e->bits[e->bits_len] = (uint32_t)e->acc;
-    e->bits[e->bits_len + 1] = 0;
+    uint64_t total = 0;
+    for (size_t s = 0; s < job->nsegs; s++)
+        total += 32 * (uint64_t)job->segs[s].words + job->segs[s].tail;
     unsigned odd = (unsigned)(total % 32);
     size_t full = (size_t)(total / 32);
     size_t words = full + 1;
     size_t size = 4 * (words + 2);
-    uint8_t *o = trowel_mem_alloc(e->ctx, size);
+    uint8_t *o = trowel_mem_alloc(ctx, size);
     if (!o)
-        return e->ctx->last_error.status;
-    uint32_t sum = 0;
-    uint32_t first = (odd ? e->bits[0] & ((1u << odd) - 1u) : 0) | 1u << odd;
+        return ctx->last_error.status;
+    bk_bitcat q = {job->segs, 0, 0, 0};
+    uint32_t first = (odd ? bitcat_take(&q, odd) : 0) | 1u << odd;
+    uint32_t sum = first;
     trowel_put_be32(o + 4 * (words - 1), first);
-    sum ^= first;
     for (size_t j = 0; j < full; j++) {
-        uint64_t at = odd + 32 * (uint64_t)j;
-        size_t idx = (size_t)(at / 32);
-        unsigned sh = (unsigned)(at % 32);
-        uint32_t v = e->bits[idx] >> sh;
-        if (sh)
-            v |= e->bits[idx + 1] << (32 - sh);
+        uint32_t v = bitcat_take(&q, 32);
         trowel_put_be32(o + 4 * (words - 2 - j), v);
         sum ^= v;
     }
     trowel_put_be32(o + 4 * words, sum);
-    trowel_put_be32(o + 4 * words + 4, (uint32_t)e->n);
+    trowel_put_be32(o + 4 * words + 4, (uint32_t)job->n);
     *out = o;
     *out_len = size;
     return TROWEL_OK;
 }
 
-static void enc_free(bk_enc *e)
+/* The segment length for an input of `size` bytes: about a sixteenth of
+ * it, so that even a file of a few hundred kilobytes splits evenly over
+ * the threads, within bounds: a segment costs a warm-up of 4095 positions
+ * and ends a parse, so not below 32 KiB; the per-position tables grow
+ * with it, so not above 256 KiB. It depends on the size alone, never on
+ * the threads, so the output does not either. */
+static size_t segment_size(size_t size)
 {
-    trowel_ctx *ctx = e->ctx;
-    void *ptrs[] = {(void *)(uintptr_t)e->r, e->head2, e->son, e->head3, e->prev3, e->head4, e->prev4, e->d2, e->d3, e->d4,
-                    e->dl, e->ml, e->cost, e->clen, e->ckind, e->qrun, e->qcopy, e->bits};
-    for (size_t i = 0; i < sizeof ptrs / sizeof ptrs[0]; i++)
-        trowel_mem_free(ctx, ptrs[i]);
+    size_t seg = (size / 16 + 4095) & ~(size_t)4095;
+    if (seg < BK_SEGMENT_MIN)
+        seg = BK_SEGMENT_MIN;
+    if (seg > BK_SEGMENT_MAX)
+        seg = BK_SEGMENT_MAX;
+    return size < seg ? (size ? size : 1) : seg;
 }
 
-static trowel_status enc_alloc(bk_enc *e, size_t block)
+/* The most words a segment of len bytes packs to: 8 bits a byte, a run
+ * header per 264 bytes (under 1/16 bit a byte), a few to spare. */
+static size_t segment_words(size_t len)
 {
-    trowel_ctx *ctx = e->ctx;
-    size_t blocks = e->n / BK_BLOCK + 1;
-    /* Per block at most 8.05 bits a byte plus a run header at its end. */
-    e->bits_cap = e->n / 4 + e->n / 512 + 16 * blocks + 16;
-    e->head2 = trowel_mem_alloc(ctx, 65536 * sizeof(int32_t));
-    size_t hash_bytes = ((size_t)1 << BK_HASH_BITS) * sizeof(int32_t);
-    size_t ring_bytes = (BK_WINDOW + 1) * sizeof(int32_t);
-    e->son = e->head2 ? trowel_mem_alloc(ctx, 2 * ring_bytes) : NULL;
-    e->head3 = e->son ? trowel_mem_alloc(ctx, hash_bytes) : NULL;
-    e->prev3 = e->head3 ? trowel_mem_alloc(ctx, ring_bytes) : NULL;
-    e->head4 = e->prev3 ? trowel_mem_alloc(ctx, hash_bytes) : NULL;
-    e->prev4 = e->head4 ? trowel_mem_alloc(ctx, ring_bytes) : NULL;
-    e->d2 = e->prev4 ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->d3 = e->d2 ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->d4 = e->d3 ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->dl = e->d4 ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->ml = e->dl ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->cost = e->ml ? trowel_mem_alloc(ctx, (block + 1) * sizeof(uint32_t)) : NULL;
-    e->clen = e->cost ? trowel_mem_alloc(ctx, block * sizeof(uint16_t)) : NULL;
-    e->ckind = e->clen ? trowel_mem_alloc(ctx, block) : NULL;
-    e->qrun = e->ckind ? trowel_mem_alloc(ctx, (block + 1) * sizeof(uint32_t)) : NULL;
-    e->qcopy = e->qrun ? trowel_mem_alloc(ctx, (block + 1) * sizeof(uint32_t)) : NULL;
-    e->bits = e->qcopy ? trowel_mem_calloc(ctx, e->bits_cap + 2, sizeof(uint32_t)) : NULL;
-    if (!e->bits)
-        return ctx->last_error.status;
-    memset(e->head2, 0xff, 65536 * sizeof(int32_t));
-    memset(e->son, 0xff, 2 * ring_bytes);
-    memset(e->head3, 0xff, hash_bytes);
-    memset(e->prev3, 0xff, ring_bytes);
-    memset(e->head4, 0xff, hash_bytes);
-    memset(e->prev4, 0xff, ring_bytes);
-    return TROWEL_OK;
+    return len / 4 + len / 512 + 16;
 }
 
 trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, size_t size,
@@ -930,31 +1166,41 @@ trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, siz
     if ((uint64_t)size > UINT32_MAX || size > (size_t)INT32_MAX)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "the packer's length field has 32 bits: %zu bytes is too large", size);
-    bk_enc e;
-    memset(&e, 0, sizeof e);
-    e.ctx = ctx;
-    e.n = size;
+    size_t seg = segment_size(size);
+    size_t nsegs = (size + seg - 1) / seg;
+    /* The first segment takes what is left over: the last one, the start
+     * of the file, is where the in-place rule binds, and a short segment
+     * there would leave the unconstrained one before it close to the
+     * file's start. */
+    size_t first = size - (nsegs ? nsegs - 1 : 0) * seg;
+    size_t all_words = segment_words(first) + (nsegs ? nsegs - 1 : 0) * segment_words(seg);
     uint8_t *rev = trowel_mem_alloc(ctx, size ? size : 1);
-    if (!rev)
-        return ctx->last_error.status;
-    for (size_t i = 0; i < size; i++)
-        rev[i] = data[size - 1 - i];
-    e.r = rev;
-    size_t block = size < BK_BLOCK ? (size ? size : 1) : BK_BLOCK;
-    trowel_status s = enc_alloc(&e, block);
-    for (size_t bs = 0; s == TROWEL_OK && bs < size; bs += block) {
-        size_t K = size - bs < block ? size - bs : block;
-        find_matches(&e, bs, bs + K);
-        /* The last block keeps to the in-place rule when it can. */
-        bool last = bs + K == size;
-        if (!parse_block(&e, K, last, size - bs))
-            parse_block(&e, K, false, 0);
-        emit_block(&e, bs, K);
-        trowel_progress(ctx, bs + K, size);
+    bk_segment *segs = rev ? trowel_mem_calloc(ctx, nsegs ? nsegs : 1, sizeof *segs) : NULL;
+    uint32_t *bits = segs ? trowel_mem_alloc(ctx, (all_words ? all_words : 1) * sizeof *bits)
+                          : NULL;
+    trowel_status s = bits ? TROWEL_OK : ctx->last_error.status;
+    if (s == TROWEL_OK) {
+        for (size_t i = 0; i < size; i++)
+            rev[i] = data[size - 1 - i];
+        uint32_t *slice = bits;
+        for (size_t i = 0; i < nsegs; i++) {
+            segs[i].start = i ? first + (i - 1) * seg : 0;
+            segs[i].len = i ? seg : first;
+            segs[i].bits = slice;
+            slice += segment_words(segs[i].len);
+        }
+        bk_job job = {.ctx = ctx, .r = rev, .n = size, .segs = segs, .nsegs = nsegs};
+        atomic_init(&job.next, 0);
+        atomic_init(&job.done, 0);
+        unsigned threads = trowel_threads_for(ctx, nsegs);
+        if (nsegs)
+            s = run_job(ctx, &job, seg, threads);
+        if (s == TROWEL_OK)
+            s = assemble(ctx, &job, out, out_len);
     }
-    if (s == TROWEL_OK)
-        s = assemble(&e, out, out_len);
-    enc_free(&e);
+    trowel_mem_free(ctx, bits);
+    trowel_mem_free(ctx, segs);
+    trowel_mem_free(ctx, rev);
     return s;
 }
 

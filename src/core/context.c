@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 const char *trowel_version(void)
@@ -53,6 +54,28 @@ void trowel_ctx_set_mem_limit(trowel_ctx *ctx, uint64_t bytes)
 uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx)
 {
     return ctx->mem_limit;
+}
+
+void trowel_ctx_set_threads(trowel_ctx *ctx, unsigned threads)
+{
+    ctx->threads = threads;
+}
+
+unsigned trowel_ctx_threads(const trowel_ctx *ctx)
+{
+    return ctx->threads;
+}
+
+unsigned trowel_threads_for(const trowel_ctx *ctx, size_t pieces)
+{
+    unsigned t = ctx->threads;
+    if (t == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        t = cpus > 0 ? (cpus < 64 ? (unsigned)cpus : 64u) : 1u;
+    }
+    if (t > pieces)
+        t = pieces ? (unsigned)pieces : 1u;
+    return t;
 }
 
 void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user)

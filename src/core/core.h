@@ -22,6 +22,7 @@
 
 struct trowel_ctx {
     uint64_t mem_limit;
+    unsigned threads;          /* 0: one per online CPU */
     uint64_t mem_in_use;       /* bytes handed out by trowel_mem_alloc, alive now */
     uint64_t fail_alloc_after; /* tests: fail the Nth allocation (0 = never) */
     trowel_error last_error;
@@ -51,6 +52,11 @@ void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total);
 /* The archive layer: the piece now running covers [base, base + span) of a
  * whole of total (all 0 to report pieces as they are). */
 void trowel_progress_scope(trowel_ctx *ctx, uint64_t base, uint64_t span, uint64_t total);
+
+/* How many threads to use for `pieces` independent pieces of work: the
+ * context's setting (or the online CPUs), no more than the pieces, at
+ * least 1. */
+unsigned trowel_threads_for(const trowel_ctx *ctx, size_t pieces);
 
 /* ---- memory. Every allocation whose size comes from file data goes through
  * these: they refuse (TROWEL_ERR_LIMIT, with an error set) what would take

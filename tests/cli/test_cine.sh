@@ -23,6 +23,19 @@ assert_rc "compress -c bytekiller" 0
 run "$TROWEL" decompress -c bytekiller -o arch.out arch.bk
 assert_rc "decompress -c bytekiller" 0
 assert_same_file "bytekiller round trip" src/ARCH.TXT arch.out
+# Several segments (the executable is over 32 KiB a segment): the same
+# bytes on one thread or several, and extract_cine-compatible either way.
+run "$TROWEL" compress -c bytekiller -T 1 -o bin1.bk "$TROWEL"
+assert_rc "compress -T 1" 0
+run "$TROWEL" compress -c bytekiller --threads 3 -o bin3.bk "$TROWEL"
+assert_rc "compress --threads 3" 0
+assert_same_file "the output does not depend on --threads" bin1.bk bin3.bk
+run "$TROWEL" decompress -c bytekiller -o bin.out bin3.bk
+assert_same_file "a multi-segment stream round-trips" "$TROWEL" bin.out
+run "$TROWEL" compress -c bytekiller --threads many -o bad.bk src/ARCH.TXT
+assert_rc "--threads with a word: usage error" 2
+assert_contains "--threads with a word: says so" "$ERR" "--threads takes a number"
+assert_no_file "--threads with a word: no output" bad.bk
 printf 'x' >>arch.bk
 run "$TROWEL" decompress -c bytekiller -o arch.bad arch.bk
 assert_rc "a ragged stream is refused" 1

@@ -198,15 +198,63 @@ static void test_bytekiller_round_trips(void)
     free(z);
 }
 
-static void test_bytekiller_round_trips_across_blocks(void)
+static void test_bytekiller_round_trips_across_segments(void)
 {
-    /* More than one 1 MiB parse block, text and noise mixed. */
+    /* Many 256 KiB segments, text and noise mixed, a run of zeros across
+     * a segment boundary. */
     size_t n = 2600000;
     buf t = make_text(n);
     fill_random(t.data + 1000000, 100000, 3);
     memset(t.data + 1048000, 0, 2000);
     round_trip(t.data, t.len, "mixed, 2.6 MB");
     buf_free(&t);
+}
+
+/* The mixed input above, smaller: about 16 segments of 48 KiB. */
+static buf make_mixed(size_t n)
+{
+    buf t = make_text(n);
+    fill_random(t.data + n / 3, n / 10, 5);
+    memset(t.data + n / 2, 0, 3000);
+    return t;
+}
+
+static void test_bytekiller_output_does_not_depend_on_threads(void)
+{
+    buf t = make_mixed(777777);
+    trowel_ctx *ctx = new_ctx();
+    trowel_ctx_set_threads(ctx, 1);
+    buf one;
+    REQUIRE(encode(ctx, t.data, t.len, &one));
+    static const unsigned counts[] = {2, 3, 5, 16, 0};
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+        trowel_ctx_set_threads(ctx, counts[c]);
+        CHECK(trowel_ctx_threads(ctx) == counts[c]);
+        buf p;
+        REQUIRE(encode(ctx, t.data, t.len, &p));
+        if (p.len != one.len || memcmp(p.data, one.data, one.len) != 0) {
+            fprintf(stderr, "  %u threads: %zu bytes, 1 thread: %zu bytes\n", counts[c], p.len,
+                    one.len);
+            test_failures_in_current++;
+        }
+        buf_free(&p);
+    }
+    /* A memory limit with room for one packer only: fewer threads, no
+     * error, the same bytes. */
+    trowel_ctx_set_threads(ctx, 8);
+    trowel_ctx_set_mem_limit(ctx, 4 * t.len + 900000);
+    buf tight;
+    REQUIRE(encode(ctx, t.data, t.len, &tight));
+    CHECK(tight.len == one.len && memcmp(tight.data, one.data, one.len) == 0);
+    buf_free(&tight);
+    /* Too little for even one packer: a clear refusal. */
+    trowel_ctx_set_mem_limit(ctx, 2 * t.len + 1000);
+    buf none;
+    CHECK(!encode(ctx, t.data, t.len, &none));
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_ERR_LIMIT);
+    buf_free(&one);
+    buf_free(&t);
+    trowel_ctx_free(ctx);
 }
 
 static void test_bytekiller_random_data_barely_grows(void)
@@ -508,6 +556,10 @@ static void test_bytekiller_streams_unpack_in_place(void)
     buf b = make_binary(50000);
     check_in_place(b.data, b.len, "binary");
     buf_free(&b);
+    buf m = make_mixed(300000); /* several segments: the last one is kept in place */
+    fill_random(m.data, 40, 9);
+    check_in_place(m.data, m.len, "mixed, several segments");
+    buf_free(&m);
     for (size_t n = 8; n < 400; n += 13) {
         uint8_t *r = malloc(n);
         fill_random(r, n, n);
@@ -587,7 +639,8 @@ static void test_bytekiller_in_place_checker_spots_unsafe_streams(void)
 TEST_MAIN(TEST(test_bytekiller_decodes_hand_built_streams),
           TEST(test_bytekiller_encoder_writes_the_hand_built_streams),
           TEST(test_bytekiller_zero_first_word_holds_no_bits),
-          TEST(test_bytekiller_round_trips), TEST(test_bytekiller_round_trips_across_blocks),
+          TEST(test_bytekiller_round_trips), TEST(test_bytekiller_round_trips_across_segments),
+          TEST(test_bytekiller_output_does_not_depend_on_threads),
           TEST(test_bytekiller_random_data_barely_grows),
           TEST(test_bytekiller_meets_size_targets), TEST(test_bytekiller_rejects_bad_checksum),
           TEST(test_bytekiller_rejects_length_mismatch),
