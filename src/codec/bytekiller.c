@@ -71,12 +71,17 @@ enum {
     BK_NICE = 64,        /* the tree orders positions by this many bytes */
     BK_HASH_BITS = 12,
     BK_ROOT_BITS = 16,   /* 65536 trees */
-    BK_MAX_THREADS = 16
+    BK_MAX_THREADS = 16,
+    BK_RING = 512,       /* the parse's window tables */
+    BK_COPY_LEVELS = 8   /* long-copy windows of up to 255 (copy_minima_add) */
 };
 
 /* Segments are packed independently (see the encoder's notes above). */
 #define BK_SEGMENT_MIN ((size_t)1 << 15)
 #define BK_SEGMENT_MAX ((size_t)1 << 18)
+/* The parse's window keys hold costs below 2^23 bits (see window_key):
+ * 9 bits a byte at most, plus 8 per position, over a segment. */
+_Static_assert(BK_SEGMENT_MAX * 17 < ((size_t)1 << 23), "segment too large for window keys");
 
 #if defined(__GNUC__)
 #define BK_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -467,7 +472,8 @@ typedef struct bk_worker {
     uint32_t *cost;
     uint16_t *clen;
     uint8_t *ckind;
-    uint32_t *qrun, *qcopy; /* window-minimum queues (indices) */
+    uint32_t (*copy_minima)[BK_RING]; /* see copy_minima_add */
+    uint32_t *run_suffix, *run_prefix; /* see parse_segment */
     /* bit output of the segment in hand */
     uint32_t *bits;
     size_t bits_len;
@@ -566,12 +572,14 @@ static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_
  * bytes that follow) and returns the longest match within the window, up to
  * cap bytes, with its distance. The tree is walked down once: each node
  * passed is hung on the left or right spine of the new root, so the search
- * and the insertion are the same pass. */
-static size_t tree_match(bk_worker *w, size_t i, size_t cap, uint16_t *dist)
+ * and the insertion are the same pass. *latest: the tree's root before i,
+ * the latest earlier position with the same key (-1: none). */
+static size_t tree_match(bk_worker *w, size_t i, size_t cap, uint16_t *dist, int32_t *latest)
 {
     const uint8_t *r = w->r;
     unsigned key = tree_key(r + i);
     int32_t cur = w->root[key];
+    *latest = cur;
     w->root[key] = (int32_t)i;
     int32_t *left = &w->son[2 * (i & BK_WINDOW)];
     int32_t *right = left + 1;
@@ -633,7 +641,8 @@ static void finder_start(bk_worker *w, size_t from, size_t to)
         if (i + 2 < w->n) {
             size_t whole = w->n - i < BK_MAX_COPY ? w->n - i : BK_MAX_COPY;
             uint16_t d;
-            tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d);
+            int32_t latest;
+            tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d, &latest);
             nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511, false);
         }
         if (i + 3 < w->n)
@@ -660,6 +669,7 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
         size_t k = i - bs;
         size_t room = be - i;
         uint16_t d2 = 0, d3 = 0, d4 = 0, dl = 0, ml = 0;
+        int32_t latest = -1;
         if (i + 1 < n) {
             unsigned pair = (unsigned)r[i] << 8 | r[i + 1];
             int32_t c = w->last2[pair];
@@ -670,7 +680,7 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
         if (i + 2 < n) {
             size_t whole = n - i < BK_MAX_COPY ? n - i : BK_MAX_COPY;
             uint16_t d = 0;
-            size_t l = tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d);
+            size_t l = tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d, &latest);
             if (l == BK_NICE) {
                 /* The tree stops there: follow this one on. The match at
                  * i - 1 with the same distance, of prev_len bytes, shows
@@ -695,21 +705,47 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
             ml = 2;
             dl = d2;
         }
-        /* The previous position with the same pair, if it matches 3 (4)
-         * bytes and is near enough, is the nearest such match: the hash
-         * chain need not be walked. */
-        bool pair3 = d2 && d2 <= 511 && i + 2 < n && r[i + 2] == r[i - d2 + 2];
-        bool pair4 = pair3 && d2 <= 1023 && i + 3 < n && r[i + 3] == r[i - d2 + 3];
+        /* The nearest 3- and 4-byte matches, without walking a hash chain
+         * where possible. Every position goes into its tree, so the tree's
+         * previous root is the latest position with the same key: if it
+         * is out of the window, no position in it shares the first 3
+         * bytes; if it shares them, it is the nearest 3-byte match, and
+         * the nearest 4-byte one too if it shares the fourth. Failing
+         * that (the key is a hash), the nearest pair may tell the same;
+         * only then are the chains walked. */
+        bool know3 = false, know4 = false;
+        uint16_t near3 = 0, near4 = 0;
+        if (i + 2 < n) {
+            size_t dq = i - (size_t)latest; /* latest < i, or -1 */
+            if (latest < 0 || dq > BK_WINDOW) {
+                know3 = know4 = true;
+            } else if (r[latest] == r[i] && r[latest + 1] == r[i + 1] &&
+                       r[latest + 2] == r[i + 2]) {
+                know3 = true;
+                near3 = dq <= 511 ? (uint16_t)dq : 0;
+                if (i + 3 < n && r[latest + 3] == r[i + 3]) {
+                    know4 = true;
+                    near4 = dq <= 1023 ? (uint16_t)dq : 0;
+                }
+            } else if (d2 && d2 <= 511 && r[i + 2] == r[i - d2 + 2]) {
+                know3 = true;
+                near3 = d2;
+                if (d2 <= 1023 && i + 3 < n && r[i + 3] == r[i - d2 + 3]) {
+                    know4 = true;
+                    near4 = d2;
+                }
+            }
+        }
         if (i + 2 < n)
             d3 = nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511,
-                         room >= 3 && ml >= 3 && !pair3);
+                         room >= 3 && ml >= 3 && !know3);
         if (i + 3 < n)
             d4 = nearest(r, i, w->head4, w->prev4, hash4(r + i), 4, 1023,
-                         room >= 4 && ml >= 4 && !pair4);
-        if (pair3 && room >= 3 && ml >= 3)
-            d3 = d2;
-        if (pair4 && room >= 4 && ml >= 4)
-            d4 = d2;
+                         room >= 4 && ml >= 4 && !know4);
+        if (know3 && room >= 3 && ml >= 3)
+            d3 = near3;
+        if (know4 && room >= 4 && ml >= 4)
+            d4 = near4;
         w->d2[k] = d2;
         w->d3[k] = d3;
         w->d4[k] = d4;
@@ -760,20 +796,68 @@ static inline uint64_t bk_choice(uint32_t cost, unsigned order, unsigned kind, u
     return (uint64_t)cost << 32 | (uint64_t)order << 24 | (uint64_t)kind << 16 | len;
 }
 
+/* Window minima for the parse, which runs from the segment's end down.
+ * A key packs a cost (high bits) over the low 9 bits of its position, so
+ * the smallest key also says where (the window is under 512 wide); costs
+ * in a segment of up to 256 KiB stay below 2^23, so a key fits 32 bits.
+ * Ties go to whichever position's low bits are smaller: any of them gives
+ * the same cost. The tables are rings of BK_RING entries: every window
+ * lies within 264 positions of the lowest one added. */
+static inline uint32_t window_key(uint32_t cost, size_t j)
+{
+    return cost << 9 | (uint32_t)(j & 511);
+}
+
+/* The position a window's key names, the window starting at a. */
+static inline size_t window_at(uint32_t key, size_t a)
+{
+    return a + (((size_t)(key & 511) - (a & 511)) & 511);
+}
+
+/* Long copies: windows [k + 2, k + longest match], any width up to 255, so
+ * a sparse table: level p at x holds the smallest key of [x, x + 2^p), and
+ * a window is the smaller of two overlapping entries of one level. */
+static inline void copy_minima_add(uint32_t (*level)[BK_RING], size_t x, uint32_t key)
+{
+    size_t at = x & (BK_RING - 1);
+    uint32_t m = key;
+    level[0][at] = m;
+    /* Spelt out (a loop here was not unrolled): level p from p - 1. */
+#define BK_LEVEL(p)                                                                                \
+    do {                                                                                           \
+        uint32_t hi = level[(p) - 1][(x + ((size_t)1 << ((p) - 1))) & (BK_RING - 1)];             \
+        m = m < hi ? m : hi;                                                                       \
+        level[p][at] = m;                                                                          \
+    } while (0)
+    BK_LEVEL(1);
+    BK_LEVEL(2);
+    BK_LEVEL(3);
+    BK_LEVEL(4);
+    BK_LEVEL(5);
+    BK_LEVEL(6);
+    BK_LEVEL(7);
+#undef BK_LEVEL
+}
+
+static inline uint32_t copy_minima_get(uint32_t (*level)[BK_RING], size_t x, size_t count)
+{
+    unsigned p = 31u - (unsigned)__builtin_clz((unsigned)count);
+    uint32_t lo = level[p][x & (BK_RING - 1)];
+    uint32_t hi = level[p][(x + count - ((size_t)1 << p)) & (BK_RING - 1)];
+    return lo < hi ? lo : hi;
+}
+
 /* The cheapest parse of the segment's K positions, ending at its end.
- * constrained: the segment ends the input, file position of its index e is
- * tail_base - e; constrained as above. False if no parse meets them. */
+ * constrained: the segment ends the input, and the file position of its
+ * index e is tail_base - e; the parse keeps to the in-place rule above.
+ * False if no parse can. */
 BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, uint64_t tail_base)
 {
     uint32_t *cost = e->cost;
+    uint32_t *suffix = e->run_suffix, *prefix = e->run_prefix;
+    uint32_t(*copies)[BK_RING] = e->copy_minima;
+    memset(e->copy_minima, 0xff, sizeof(uint32_t) * BK_COPY_LEVELS * BK_RING);
     cost[K] = 0;
-    /* Queues hold indices j with increasing values from front (largest j)
-     * to back (smallest j); qrun keys cost[j] + 8j, qcopy keys cost[j].
-     * An entry dropped from the back has a smaller-or-equal newer entry
-     * that every later window holding it also holds, so dropping is safe
-     * whatever the windows' upper ends do. Entries that break the
-     * in-place rule are never queued. */
-    size_t rf = 0, rb = 0, cf = 0, cb = 0;
     /* Every run_limit(p, run) is at least 8p + 7, and away from the file's
      * start the bits left are well below that: with p = tail_base - j,
      * cost[j] <= 8p + 7 is cost[j] + 8j <= 8 * tail_base + 7, one
@@ -782,12 +866,14 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
 #define BK_OK(j, run)                                                                              \
     (!constrained || (uint64_t)cost[j] + 8 * (uint64_t)(j) <= slack_top ||                         \
      cost[j] <= run_limit(tail_base - (j), (run)))
+    /* A long literal run from k ending at j costs cost[j] + 8j - 8k + 11:
+     * its key is cost[j] + 8j (runs of 9 or more keep to the strictest
+     * in-place limit, that of 4 bytes). */
+#define BK_RUN_KEY(j)                                                                              \
+    (cost[j] < BK_INF && BK_OK(j, 4) ? window_key(cost[j] + 8 * (uint32_t)(j), (j)) : UINT32_MAX)
     for (size_t k = K; k-- > 0;) {
-        /* Each choice is one bk_choice key and the cheapest key wins; a
-         * key's low bits keep the order the choices were once tried in
-         * (first tried wins a tie), so the parse stays the same. Taking
-         * minima instead of branching on each comparison saves a
-         * mispredicted branch or two per choice. */
+        /* Each choice is one bk_choice key and the cheapest key wins:
+         * minima, not branches, which would be mispredicted. */
         uint64_t best = bk_choice(BK_INF, 0, K_RUN, 1);
 #define BK_SHORT(m)                                                                                \
     do {                                                                                           \
@@ -812,53 +898,43 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
         }
 #undef BK_SHORT
         if (k + 9 <= K) {
-            size_t j = k + 9;
-            if (cost[j] < BK_INF && BK_OK(j, 4)) {
-                uint32_t key = cost[j] + 8 * (uint32_t)j;
-                while (rb > rf && cost[e->qrun[rb - 1]] + 8 * e->qrun[rb - 1] >= key)
-                    rb--;
-                e->qrun[rb++] = (uint32_t)j;
-            }
-            while (rb > rf && e->qrun[rf] > k + BK_MAX_RUN)
-                rf++;
-            if (rb > rf) {
-                size_t jb = e->qrun[rf];
-                uint64_t c = bk_choice(11 + 8 * (uint32_t)(jb - k) + cost[jb], 8, K_RUN,
-                                       (unsigned)(jb - k));
-                best = c < best ? c : best;
-            }
-        }
-        if (k + 2 <= K && cost[k + 2] < BK_INF && BK_OK(k + 2, 1)) {
-            size_t j = k + 2;
-            while (cb > cf && cost[e->qcopy[cb - 1]] >= cost[j])
-                cb--;
-            e->qcopy[cb++] = (uint32_t)j;
-        }
-        /* Entries more than 256 ahead serve no later position either. */
-        while (cb > cf && e->qcopy[cf] > k + BK_MAX_COPY)
-            cf++;
-        size_t top = k + e->ml[k];
-        if (e->ml[k] >= 2 && cb > cf && e->qcopy[cb - 1] <= top) {
-            /* Indices fall from front to back: the first one <= top holds
-             * the window's minimum. */
-            size_t lo = cf, hi = cb - 1;
-            if (e->qcopy[lo] > top && e->ml[k] <= 16) {
-                /* A short window: its entries are few, at the back. */
-                lo = hi;
-                while (lo > cf && e->qcopy[lo - 1] <= top)
-                    lo--;
-            } else if (e->qcopy[lo] > top) {
-                while (hi - lo > 1) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (e->qcopy[mid] > top)
-                        lo = mid;
-                    else
-                        hi = mid;
+            /* Long runs: windows [k + 9, k + 264], all 256 wide but near
+             * the end, so van Herk's method: with the positions cut into
+             * blocks of 256, a window is a suffix of one block and a
+             * prefix of the next. Suffix minima grow down one position a
+             * step; a block's prefix minima are made when its lowest
+             * position arrives. */
+            size_t a = k + 9;
+            uint32_t key = BK_RUN_KEY(a);
+            uint32_t up = suffix[(a + 1) & (BK_RING - 1)];
+            suffix[a & (BK_RING - 1)] = (a & 255) == 255 || a == K ? key : (key < up ? key : up);
+            if ((a & 255) == 0) {
+                size_t end = a + 255 < K ? a + 255 : K;
+                uint32_t m = UINT32_MAX;
+                for (size_t x = a; x <= end; x++) {
+                    uint32_t kx = BK_RUN_KEY(x);
+                    m = kx < m ? kx : m;
+                    prefix[x & (BK_RING - 1)] = m;
                 }
-                lo = hi;
             }
-            size_t jb = e->qcopy[lo];
-            uint64_t c = bk_choice(23 + cost[jb], 9, K_COPYN, (unsigned)(jb - k));
+            size_t b = k + 264 < K ? k + 264 : K;
+            uint32_t lo = suffix[a & (BK_RING - 1)], hi = prefix[b & (BK_RING - 1)];
+            uint32_t w = (a >> 8) == (b >> 8) || lo < hi ? lo : hi;
+            size_t j = window_at(w, a);
+            uint64_t c = bk_choice((w >> 9) - 8 * (uint32_t)k + 11, 8, K_RUN, (unsigned)(j - k));
+            c = w == UINT32_MAX ? UINT64_MAX : c;
+            best = c < best ? c : best;
+        }
+        if (k + 2 <= K)
+            copy_minima_add(copies, k + 2,
+                            cost[k + 2] < BK_INF && BK_OK(k + 2, 1)
+                                ? window_key(cost[k + 2], k + 2)
+                                : UINT32_MAX);
+        if (e->ml[k] >= 2) {
+            uint32_t w = copy_minima_get(copies, k + 2, e->ml[k] - 1u);
+            size_t j = window_at(w, k + 2);
+            uint64_t c = bk_choice((w >> 9) + 23, 9, K_COPYN, (unsigned)(j - k));
+            c = w == UINT32_MAX ? UINT64_MAX : c;
             best = c < best ? c : best;
         }
         /* The short copies (distance 0: none here; a nonzero one always
@@ -877,6 +953,7 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
         e->ckind[k] = (uint8_t)(best >> 16);
         e->clen[k] = (uint16_t)best;
     }
+#undef BK_RUN_KEY
 #undef BK_OK
     return cost[0] < BK_INF;
 }
@@ -986,7 +1063,7 @@ static size_t worker_bytes(size_t seg)
 {
     return (((size_t)1 << BK_ROOT_BITS) + 65536 + 2 * (BK_WINDOW + 1) +
             4 * ((size_t)1 << BK_HASH_BITS)) * sizeof(int32_t) +
-           3 * (seg + 1) * sizeof(uint32_t) + 6 * seg * sizeof(uint16_t) + seg + 64;
+           (seg + 1 + (BK_COPY_LEVELS + 2) * BK_RING) * sizeof(uint32_t) + 6 * seg * sizeof(uint16_t) + seg + 64;
 }
 
 /* Carves a worker's tables out of one allocation (largest elements first,
@@ -1015,8 +1092,9 @@ static bk_worker *worker_new(trowel_ctx *ctx, bk_job *job, size_t seg)
     BK_CARVE(head4, (size_t)1 << BK_HASH_BITS);
     BK_CARVE(prev4, BK_WINDOW + 1);
     BK_CARVE(cost, seg + 1);
-    BK_CARVE(qrun, seg + 1);
-    BK_CARVE(qcopy, seg + 1);
+    BK_CARVE(copy_minima, BK_COPY_LEVELS);
+    BK_CARVE(run_suffix, BK_RING);
+    BK_CARVE(run_prefix, BK_RING);
     BK_CARVE(d2, seg);
     BK_CARVE(d3, seg);
     BK_CARVE(d4, seg);
