@@ -6,7 +6,8 @@
 #   extract: trowel extract BIG.PRT   vs  scummvm-tools-cli --tool extract_cine
 #            (wall time and peak memory, medians of BENCH_RUNS runs, side by side)
 #   encode:  trowel compress -c bytekiller (speed in MB/s of input, median of
-#            BENCH_ENCODE_RUNS, default 3: a run takes tens of seconds)
+#            BENCH_ENCODE_RUNS, default 3), on one thread (-T 1) and on one
+#            per CPU (the default); the two outputs must be the same bytes
 # It builds nothing: BUILD_DIR (default: build) must hold trowel.
 #
 # The input (the same bytes on any machine with the same files), in order:
@@ -54,14 +55,19 @@ echo "input: $size bytes"
 
 median() { sort -n | awk '{ a[NR] = $1 } END { m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; print m }'; }
 
-# ---- encode (the codec alone, raw stream)
+# ---- encode (the codec alone, raw stream), alternating one thread and all
 enc_times=()
+enc1_times=()
 for ((i = 0; i < encode_runs; i++)); do
-    rm -f big.bk
+    rm -f big.bk big1.bk
+    /usr/bin/time -f '%e %M' -o t.txt "$trowel" compress -c bytekiller -T 1 -o big1.bk src/BIG.BIN
+    enc1_times+=("$(cut -d' ' -f1 t.txt)")
     /usr/bin/time -f '%e %M' -o t.txt "$trowel" compress -c bytekiller -o big.bk src/BIG.BIN
     enc_times+=("$(cut -d' ' -f1 t.txt)")
+    cmp -s big.bk big1.bk || { echo "bench_cine: -T 1 and the default differ" >&2; exit 1; }
 done
 enc_med=$(printf '%s\n' "${enc_times[@]}" | median)
+enc1_med=$(printf '%s\n' "${enc1_times[@]}" | median)
 packed=$(stat -c %s big.bk)
 
 # ---- the part file (one packed entry)
@@ -98,6 +104,11 @@ printf '%-34s %10s %14s\n' "extract (median of $runs)" "wall s" "peak RSS KiB"
 printf '%-34s %10s %14s\n' "trowel extract" "$t_wall" "$t_mem"
 printf '%-34s %10s %14s\n' "extract_cine (scummvm-tools)" "$p_wall" "$p_mem"
 printf 'trowel / extract_cine wall time: %.3f (target <= 0.5)\n' "$(echo "$t_wall / $p_wall" | bc -l)"
-printf '\nencode (median of %s): trowel compress -c bytekiller: %s s, %.2f MB/s, %s -> %s bytes\n' \
-    "$encode_runs" "$enc_med" "$(echo "$size / $enc_med / 1000000" | bc -l)" "$size" "$packed"
-printf 'all runs: trowel extract %s | extract_cine %s | encode %s\n' "${tw[*]}" "${pw[*]}" "${enc_times[*]}"
+printf '\nencode (median of %s), trowel compress -c bytekiller, %s -> %s bytes:\n' \
+    "$encode_runs" "$size" "$packed"
+printf '  one thread (-T 1):        %s s, %.2f MB/s\n' "$enc1_med" \
+    "$(echo "$size / $enc1_med / 1000000" | bc -l)"
+printf '  one per CPU (%s CPUs):     %s s, %.2f MB/s\n' "$(nproc)" "$enc_med" \
+    "$(echo "$size / $enc_med / 1000000" | bc -l)"
+printf 'all runs: trowel extract %s | extract_cine %s | encode -T 1 %s | encode %s\n' \
+    "${tw[*]}" "${pw[*]}" "${enc1_times[*]}" "${enc_times[*]}"

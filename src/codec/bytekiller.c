@@ -79,9 +79,10 @@ enum {
 /* Segments are packed independently (see the encoder's notes above). */
 #define BK_SEGMENT_MIN ((size_t)1 << 15)
 #define BK_SEGMENT_MAX ((size_t)1 << 18)
-/* The parse's window keys hold costs below 2^23 bits (see window_key):
- * 9 bits a byte at most, plus 8 per position, over a segment. */
-_Static_assert(BK_SEGMENT_MAX * 17 < ((size_t)1 << 23), "segment too large for window keys");
+/* The parse's window keys hold costs below 2^24 bits (see window_key):
+ * 9 bits a byte at most, plus 8 per position, over a segment, which is
+ * under twice BK_SEGMENT_MAX (see segment_size). */
+_Static_assert(2 * BK_SEGMENT_MAX * 17 < ((size_t)1 << 24), "segments too long for window keys");
 
 #if defined(__GNUC__)
 #define BK_ALWAYS_INLINE static inline __attribute__((always_inline))
@@ -797,21 +798,21 @@ static inline uint64_t bk_choice(uint32_t cost, unsigned order, unsigned kind, u
 }
 
 /* Window minima for the parse, which runs from the segment's end down.
- * A key packs a cost (high bits) over the low 9 bits of its position, so
- * the smallest key also says where (the window is under 512 wide); costs
- * in a segment of up to 256 KiB stay below 2^23, so a key fits 32 bits.
+ * A key packs a cost (high bits) over the low 8 bits of its position, so
+ * the smallest key also says where (no window is over 256 wide); costs in
+ * a segment of under 512 KiB stay below 2^24, so a key fits 32 bits.
  * Ties go to whichever position's low bits are smaller: any of them gives
  * the same cost. The tables are rings of BK_RING entries: every window
  * lies within 264 positions of the lowest one added. */
 static inline uint32_t window_key(uint32_t cost, size_t j)
 {
-    return cost << 9 | (uint32_t)(j & 511);
+    return cost << 8 | (uint32_t)(j & 255);
 }
 
 /* The position a window's key names, the window starting at a. */
 static inline size_t window_at(uint32_t key, size_t a)
 {
-    return a + (((size_t)(key & 511) - (a & 511)) & 511);
+    return a + (((size_t)(key & 255) - (a & 255)) & 255);
 }
 
 /* Long copies: windows [k + 2, k + longest match], any width up to 255, so
@@ -921,7 +922,7 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
             uint32_t lo = suffix[a & (BK_RING - 1)], hi = prefix[b & (BK_RING - 1)];
             uint32_t w = (a >> 8) == (b >> 8) || lo < hi ? lo : hi;
             size_t j = window_at(w, a);
-            uint64_t c = bk_choice((w >> 9) - 8 * (uint32_t)k + 11, 8, K_RUN, (unsigned)(j - k));
+            uint64_t c = bk_choice((w >> 8) - 8 * (uint32_t)k + 11, 8, K_RUN, (unsigned)(j - k));
             c = w == UINT32_MAX ? UINT64_MAX : c;
             best = c < best ? c : best;
         }
@@ -933,7 +934,7 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
         if (e->ml[k] >= 2) {
             uint32_t w = copy_minima_get(copies, k + 2, e->ml[k] - 1u);
             size_t j = window_at(w, k + 2);
-            uint64_t c = bk_choice((w >> 9) + 23, 9, K_COPYN, (unsigned)(j - k));
+            uint64_t c = bk_choice((w >> 8) + 23, 9, K_COPYN, (unsigned)(j - k));
             c = w == UINT32_MAX ? UINT64_MAX : c;
             best = c < best ? c : best;
         }
@@ -1114,7 +1115,7 @@ static void worker_free(trowel_ctx *ctx, bk_worker *w)
     }
 }
 
-/* Runs the job on up to `threads` packers, this thread one of them (and the
+/* Runs the job (segments of up to `seg` bytes) on up to `threads` packers, this thread one of them (and the
  * only one to report progress). Fewer threads are used if the memory limit
  * leaves room for fewer packers or a thread cannot be started; none of that
  * changes the output. */
@@ -1245,11 +1246,11 @@ trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, siz
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "the packer's length field has 32 bits: %zu bytes is too large", size);
     size_t seg = segment_size(size);
-    size_t nsegs = (size + seg - 1) / seg;
-    /* The first segment takes what is left over: the last one, the start
-     * of the file, is where the in-place rule binds, and a short segment
-     * there would leave the unconstrained one before it close to the
-     * file's start. */
+    size_t nsegs = size / seg;
+    /* The first segment takes what is left over, so it is seg to 2 seg - 1
+     * bytes: no segment is so short that its warm-up and its thread cost
+     * more than they save, and the last one, the start of the file (where
+     * the in-place rule binds), is whole. */
     size_t first = size - (nsegs ? nsegs - 1 : 0) * seg;
     size_t all_words = segment_words(first) + (nsegs ? nsegs - 1 : 0) * segment_words(seg);
     uint8_t *rev = trowel_mem_alloc(ctx, size ? size : 1);
@@ -1272,7 +1273,7 @@ trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, siz
         atomic_init(&job.done, 0);
         unsigned threads = trowel_threads_for(ctx, nsegs);
         if (nsegs)
-            s = run_job(ctx, &job, seg, threads);
+            s = run_job(ctx, &job, first, threads);
         if (s == TROWEL_OK)
             s = assemble(ctx, &job, out, out_len);
     }
