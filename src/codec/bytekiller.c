@@ -69,7 +69,6 @@ enum {
     BK_SHORT_RUN = 8,
     BK_TREE_DEPTH = 64,  /* tree nodes examined per position */
     BK_NICE = 64,        /* the tree orders positions by this many bytes */
-    BK_HASH_BITS = 12,
     BK_ROOT_BITS = 16,   /* 65536 trees */
     BK_MAX_THREADS = 16,
     BK_RING = 512,       /* the parse's window tables */
@@ -464,10 +463,7 @@ typedef struct bk_worker {
     int32_t *root;  /* binary-tree roots, by a hash of 3 bytes */
     int32_t *son;   /* the trees' child links for the last 4096 positions */
     int32_t *last2; /* last position of each byte pair */
-    int32_t *head3; /* last position of each 3-byte hash */
-    int32_t *prev3; /* ring: previous position with the same 3-byte hash */
-    int32_t *head4; /* the same for 4 bytes */
-    int32_t *prev4;
+    int32_t *prev2; /* ring: the previous position with the same pair */
     /* per position of the segment */
     uint16_t *d2, *d3, *d4, *dl, *ml;
     uint32_t *cost;
@@ -481,19 +477,6 @@ typedef struct bk_worker {
     uint64_t acc;
     unsigned nacc;
 } bk_worker;
-
-static inline unsigned hash3(const uint8_t *p)
-{
-    uint32_t v = (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-    return (v * 2654435761u) >> (32 - BK_HASH_BITS);
-}
-
-static inline unsigned hash4(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return (v * 2246822519u) >> (32 - BK_HASH_BITS);
-}
 
 /* The tree a position belongs to: a hash of its first 3 bytes. Keying by
  * 3 bytes rather than 2 keeps the trees small; a long copy of 2 bytes is
@@ -549,24 +532,18 @@ static inline bool first_difference(const uint8_t *a, const uint8_t *b, size_t *
     return true;
 }
 
-/* The nearest earlier position within max_dist whose first `need` bytes
- * equal those at i, following a hash chain; 0 if none. Inserts i. */
-static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_t *prev, unsigned h,
-                               size_t need, size_t max_dist, bool may_match)
+/* The nearest earlier position within max_dist whose first `need` (3 or
+ * 4) bytes equal those at i, walking the positions with i's byte pair from
+ * c, the latest of them; 0 if none. */
+static uint16_t nearest_on_pairs(const uint8_t *r, const int32_t *prev2, int32_t c, size_t i,
+                                 size_t need, size_t max_dist)
 {
-    int32_t c = head[h];
-    uint16_t found = 0;
-    while (may_match && c >= 0 && i - (size_t)c <= max_dist) {
-        if (r[c] == r[i] && r[c + 1] == r[i + 1] && r[c + 2] == r[i + 2] &&
-            (need == 3 || r[c + 3] == r[i + 3])) {
-            found = (uint16_t)(i - (size_t)c);
-            break;
-        }
-        c = prev[(size_t)c & BK_WINDOW];
+    while (c >= 0 && i - (size_t)c <= max_dist) {
+        if (r[c + 2] == r[i + 2] && (need == 3 || r[c + 3] == r[i + 3]))
+            return (uint16_t)(i - (size_t)c);
+        c = prev2[(size_t)c & BK_WINDOW];
     }
-    prev[i & BK_WINDOW] = head[h];
-    head[h] = (int32_t)i;
-    return found;
+    return 0;
 }
 
 /* Inserts i into the binary tree of its key (positions ordered by the
@@ -575,7 +552,8 @@ static inline uint16_t nearest(const uint8_t *r, size_t i, int32_t *head, int32_
  * passed is hung on the left or right spine of the new root, so the search
  * and the insertion are the same pass. *latest: the tree's root before i,
  * the latest earlier position with the same key (-1: none). */
-static size_t tree_match(bk_worker *w, size_t i, size_t cap, uint16_t *dist, int32_t *latest)
+BK_ALWAYS_INLINE size_t tree_match(bk_worker *w, size_t i, size_t cap, uint16_t *dist,
+                                   int32_t *latest)
 {
     const uint8_t *r = w->r;
     unsigned key = tree_key(r + i);
@@ -634,20 +612,17 @@ static void finder_start(bk_worker *w, size_t from, size_t to)
 {
     memset(w->root, 0xff, ((size_t)1 << BK_ROOT_BITS) * sizeof(int32_t));
     memset(w->last2, 0xff, 65536 * sizeof(int32_t));
-    memset(w->head3, 0xff, ((size_t)1 << BK_HASH_BITS) * sizeof(int32_t));
-    memset(w->head4, 0xff, ((size_t)1 << BK_HASH_BITS) * sizeof(int32_t));
     const uint8_t *r = w->r;
     for (size_t i = from; i < to; i++) {
-        w->last2[(unsigned)r[i] << 8 | r[i + 1]] = (int32_t)i;
+        unsigned pair = (unsigned)r[i] << 8 | r[i + 1];
+        w->prev2[i & BK_WINDOW] = w->last2[pair];
+        w->last2[pair] = (int32_t)i;
         if (i + 2 < w->n) {
             size_t whole = w->n - i < BK_MAX_COPY ? w->n - i : BK_MAX_COPY;
             uint16_t d;
             int32_t latest;
             tree_match(w, i, whole < BK_NICE ? whole : BK_NICE, &d, &latest);
-            nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511, false);
         }
-        if (i + 3 < w->n)
-            nearest(r, i, w->head4, w->prev4, hash4(r + i), 4, 1023, false);
     }
 }
 
@@ -670,13 +645,14 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
         size_t k = i - bs;
         size_t room = be - i;
         uint16_t d2 = 0, d3 = 0, d4 = 0, dl = 0, ml = 0;
-        int32_t latest = -1;
+        int32_t latest = -1, pair_prev = -1;
         if (i + 1 < n) {
             unsigned pair = (unsigned)r[i] << 8 | r[i + 1];
-            int32_t c = w->last2[pair];
+            pair_prev = w->last2[pair];
             w->last2[pair] = (int32_t)i;
-            if (c >= 0 && i - (size_t)c <= BK_WINDOW && room >= 2)
-                d2 = (uint16_t)(i - (size_t)c);
+            w->prev2[i & BK_WINDOW] = pair_prev;
+            if (pair_prev >= 0 && i - (size_t)pair_prev <= BK_WINDOW && room >= 2)
+                d2 = (uint16_t)(i - (size_t)pair_prev);
         }
         if (i + 2 < n) {
             size_t whole = n - i < BK_MAX_COPY ? n - i : BK_MAX_COPY;
@@ -706,14 +682,14 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
             ml = 2;
             dl = d2;
         }
-        /* The nearest 3- and 4-byte matches, without walking a hash chain
-         * where possible. Every position goes into its tree, so the tree's
-         * previous root is the latest position with the same key: if it
-         * is out of the window, no position in it shares the first 3
-         * bytes; if it shares them, it is the nearest 3-byte match, and
-         * the nearest 4-byte one too if it shares the fourth. Failing
-         * that (the key is a hash), the nearest pair may tell the same;
-         * only then are the chains walked. */
+        /* The nearest 3- and 4-byte matches, mostly without a search.
+         * Every position goes into its tree, so the tree's previous root
+         * is the latest position with the same key: if it is out of the
+         * window, no position in it shares the first 3 bytes; if it
+         * shares them, it is the nearest 3-byte match, and the nearest
+         * 4-byte one too if it shares the fourth. Otherwise (the key is
+         * a hash; or the fourth byte differs) the positions with the same
+         * pair are walked, nearest first. */
         bool know3 = false, know4 = false;
         uint16_t near3 = 0, near4 = 0;
         if (i + 2 < n) {
@@ -728,25 +704,12 @@ static void find_matches(bk_worker *w, size_t bs, size_t be)
                     know4 = true;
                     near4 = dq <= 1023 ? (uint16_t)dq : 0;
                 }
-            } else if (d2 && d2 <= 511 && r[i + 2] == r[i - d2 + 2]) {
-                know3 = true;
-                near3 = d2;
-                if (d2 <= 1023 && i + 3 < n && r[i + 3] == r[i - d2 + 3]) {
-                    know4 = true;
-                    near4 = d2;
-                }
             }
         }
-        if (i + 2 < n)
-            d3 = nearest(r, i, w->head3, w->prev3, hash3(r + i), 3, 511,
-                         room >= 3 && ml >= 3 && !know3);
-        if (i + 3 < n)
-            d4 = nearest(r, i, w->head4, w->prev4, hash4(r + i), 4, 1023,
-                         room >= 4 && ml >= 4 && !know4);
-        if (know3 && room >= 3 && ml >= 3)
-            d3 = near3;
-        if (know4 && room >= 4 && ml >= 4)
-            d4 = near4;
+        if (room >= 3 && ml >= 3)
+            d3 = know3 ? near3 : nearest_on_pairs(r, w->prev2, pair_prev, i, 3, 511);
+        if (room >= 4 && ml >= 4 && i + 3 < n)
+            d4 = know4 ? near4 : nearest_on_pairs(r, w->prev2, pair_prev, i, 4, 1023);
         w->d2[k] = d2;
         w->d3[k] = d3;
         w->d4[k] = d4;
@@ -871,7 +834,8 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
      * its key is cost[j] + 8j (runs of 9 or more keep to the strictest
      * in-place limit, that of 4 bytes). */
 #define BK_RUN_KEY(j)                                                                              \
-    (cost[j] < BK_INF && BK_OK(j, 4) ? window_key(cost[j] + 8 * (uint32_t)(j), (j)) : UINT32_MAX)
+    ((!constrained || cost[j] < BK_INF) && BK_OK(j, 4) ? window_key(cost[j] + 8 * (uint32_t)(j), (j)) \
+                                                        : UINT32_MAX)
     for (size_t k = K; k-- > 0;) {
         /* Each choice is one bk_choice key and the cheapest key wins:
          * minima, not branches, which would be mispredicted. */
@@ -928,7 +892,7 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
         }
         if (k + 2 <= K)
             copy_minima_add(copies, k + 2,
-                            cost[k + 2] < BK_INF && BK_OK(k + 2, 1)
+                            (!constrained || cost[k + 2] < BK_INF) && BK_OK(k + 2, 1)
                                 ? window_key(cost[k + 2], k + 2)
                                 : UINT32_MAX);
         if (e->ml[k] >= 2) {
@@ -1062,8 +1026,7 @@ static void *pack_thread(void *arg)
 /* The bytes one worker takes for segments of up to seg bytes. */
 static size_t worker_bytes(size_t seg)
 {
-    return (((size_t)1 << BK_ROOT_BITS) + 65536 + 2 * (BK_WINDOW + 1) +
-            4 * ((size_t)1 << BK_HASH_BITS)) * sizeof(int32_t) +
+    return (((size_t)1 << BK_ROOT_BITS) + 65536 + 3 * (BK_WINDOW + 1)) * sizeof(int32_t) +
            (seg + 1 + (BK_COPY_LEVELS + 2) * BK_RING) * sizeof(uint32_t) + 6 * seg * sizeof(uint16_t) + seg + 64;
 }
 
@@ -1088,10 +1051,7 @@ static bk_worker *worker_new(trowel_ctx *ctx, bk_job *job, size_t seg)
     BK_CARVE(root, (size_t)1 << BK_ROOT_BITS);
     BK_CARVE(son, 2 * (BK_WINDOW + 1));
     BK_CARVE(last2, 65536);
-    BK_CARVE(head3, (size_t)1 << BK_HASH_BITS);
-    BK_CARVE(prev3, BK_WINDOW + 1);
-    BK_CARVE(head4, (size_t)1 << BK_HASH_BITS);
-    BK_CARVE(prev4, BK_WINDOW + 1);
+    BK_CARVE(prev2, BK_WINDOW + 1);
     BK_CARVE(cost, seg + 1);
     BK_CARVE(copy_minima, BK_COPY_LEVELS);
     BK_CARVE(run_suffix, BK_RING);
