@@ -336,7 +336,22 @@ static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, 
         BK_CHECK_IN_PLACE(pos);
         if (!dst)
             continue;
-        if (off >= len) {
+        if (off >= 16 && pos >= 16) {
+            /* 16 bytes at a time from the top down: with off >= 16 a
+             * chunk never reads what it writes, and what it reads from an
+             * earlier chunk is already final, as byte by byte. The last
+             * chunk may write up to 15 bytes below pos, into output not
+             * decoded yet (it will be overwritten), never below dst. */
+            uint8_t *d = dst + pos + len;
+            size_t t = len;
+            do {
+                uint8_t chunk[16];
+                d -= 16;
+                memcpy(chunk, d + off, 16);
+                memcpy(d, chunk, 16);
+                t = t > 16 ? t - 16 : 0;
+            } while (t > 0);
+        } else if (off >= len) {
             memcpy(dst + pos, dst + pos + off, len);
         } else if (off == 1) {
             memset(dst + pos, dst[pos + len], len); /* a run of one byte */
