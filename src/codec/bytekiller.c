@@ -38,11 +38,13 @@
  * whatever its distance and length; binary trees keyed by a hash of 3
  * bytes). A backward dynamic programme then picks the cheapest parse in
  * bits; the literal-run costs (5 + 8n up to 8 bytes, 11 + 8n up to 264) and
- * the long copy's range of lengths are minimised with sliding-window
- * minimum queues, so each position costs O(1) besides the match search.
+ * the long copy's range of lengths are minimised over sliding windows
+ * without data-dependent branches (see parse_segment and
+ * copy_minima_add), so each position costs O(1) besides the match search.
  *
  * Segments. The reversed input is cut into segments (32 to 256 KiB, a
- * sixteenth of the input; see segment_size) that are packed independently:
+ * sixteenth of the input, the first taking the remainder; see
+ * segment_size) that are packed independently:
  * each starts a fresh match finder, first fed the 4095 bytes before the
  * segment so that matches still reach back across the cut, and parses up
  * to its own end. Their bit strings are then joined. This costs a few
