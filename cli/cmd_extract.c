@@ -19,6 +19,7 @@ typedef struct extract_job {
     const char *dir_path;
     trowel_outdir *dir;
     struct stat archive_st; /* so that no entry is ever written onto it */
+    bool force;             /* without it the sink refuses any existing file */
     const char *const *patterns;
     size_t pattern_count;
     bool *pattern_used;
@@ -78,7 +79,9 @@ static void print_written(const extract_job *j, const char *name)
 
 static int extract_entry(extract_job *j, const trowel_entry *e)
 {
-    if (is_the_archive(j, e->name))
+    /* Only --force could replace the archive: without it the sink refuses
+     * any file that exists, the archive included. */
+    if (j->force && is_the_archive(j, e->name))
         return refuse_input(j, e->name);
     trowel_sink *sink;
     if (trowel_outdir_create(j->dir, e->name, &sink) != TROWEL_OK)
@@ -89,7 +92,7 @@ static int extract_entry(extract_job *j, const trowel_entry *e)
         trowel_sink_discard(sink);
         return rc;
     }
-    if (is_the_archive(j, e->name)) { /* appeared while we were reading */
+    if (j->force && is_the_archive(j, e->name)) { /* appeared while we were reading */
         trowel_sink_discard(sink);
         return refuse_input(j, e->name);
     }
@@ -155,7 +158,7 @@ static int open_manifest(extract_job *j, const char *mpath, bool force, trowel_s
 
 static int extract_open(extract_job *j, const cli_args *args)
 {
-    bool force = cli_args_has(args, OPT_FORCE);
+    bool force = j->force = cli_args_has(args, OPT_FORCE);
     if (stat(j->path, &j->archive_st) != 0)
         memset(&j->archive_st, 0, sizeof j->archive_st);
     if (trowel_outdir_open(j->s->ctx, j->dir_path, force ? TROWEL_SINK_OVERWRITE : 0, &j->dir) !=

@@ -139,6 +139,8 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
     char display[4200];
     snprintf(display, sizeof display, "%s/%s", d->path, rel);
 
+    if (!strchr(rel, '/')) /* straight into the folder: no handle of its own */
+        return trowel_sink_open_file_in(ctx, d->fd, rel, display, d->flags, out);
     int fd = dup(d->fd);
     if (fd < 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "dup: %s", strerror(errno));

@@ -44,7 +44,7 @@ static trowel_status open_sink(trowel_ctx *ctx, enum trowel_sink_kind kind, cons
 static void free_sink(trowel_sink *s)
 {
     trowel_ctx *ctx = s->ctx;
-    if (s->kind == TROWEL_SINK_FILE && s->dirfd >= 0)
+    if (s->kind == TROWEL_SINK_FILE && s->dirfd >= 0 && s->owns_dirfd)
         close(s->dirfd);
     trowel_mem_free(ctx, s->buf);
     trowel_mem_free(ctx, s->name);
@@ -53,16 +53,18 @@ static void free_sink(trowel_sink *s)
     trowel_mem_free(ctx, s);
 }
 
-trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *name,
-                                       const char *display, unsigned flags, trowel_sink **out)
+static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const char *name,
+                                  const char *display, unsigned flags, trowel_sink **out)
 {
     *out = NULL;
     trowel_sink *s = new_sink(ctx, TROWEL_SINK_FILE, display);
     if (!s) {
-        close(dirfd);
+        if (owns)
+            close(dirfd);
         return ctx->last_error.status;
     }
     s->dirfd = dirfd;
+    s->owns_dirfd = owns;
     s->flags = flags;
     s->final_name = trowel_mem_strdup(ctx, name);
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
@@ -96,6 +98,18 @@ trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *n
     }
     *out = s;
     return TROWEL_OK;
+}
+
+trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *name,
+                                       const char *display, unsigned flags, trowel_sink **out)
+{
+    return open_file_in(ctx, dirfd, true, name, display, flags, out);
+}
+
+trowel_status trowel_sink_open_file_in(trowel_ctx *ctx, int dirfd, const char *name,
+                                       const char *display, unsigned flags, trowel_sink **out)
+{
+    return open_file_in(ctx, dirfd, false, name, display, flags, out);
 }
 
 /* Splits path into its folder and last component and opens the folder. */
