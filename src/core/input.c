@@ -1,7 +1,8 @@
 /*
- * Inputs: a file read with pread through one cache buffer, or a caller's
- * memory. Files are opened read-only and never mapped, so a file that
- * shrinks under us gives a clean I/O error instead of SIGBUS.
+ * Inputs: a file read with pread through one cache buffer (or read whole,
+ * when it is small and is read all over), or a caller's memory. Files are
+ * opened read-only and never mapped, so a file that shrinks under us gives a
+ * clean I/O error instead of SIGBUS.
  */
 #include "input.h"
 
@@ -13,6 +14,11 @@
 #include <unistd.h>
 
 #define INPUT_CACHE_SIZE ((size_t)1 << 18) /* 256 KiB, >= TROWEL_READER_SPAN_MAX */
+/* A file up to this size is read whole once the cache window has had to
+ * move: formats that jump between a directory and the data (scenes.image
+ * reads its entry table, then each scene's summary and data) otherwise
+ * refill a 256 KiB window for nearly every access. */
+#define INPUT_WHOLE_MAX ((uint64_t)16 << 20)
 
 /* A new input named name; NULL (with the error set) when memory runs out. */
 static trowel_input *new_input(trowel_ctx *ctx, const char *name)
@@ -95,6 +101,7 @@ void trowel_input_close(trowel_input *in)
     if (in->fd >= 0)
         close(in->fd);
     trowel_mem_free(in->ctx, in->cache);
+    trowel_mem_free(in->ctx, in->window);
     trowel_mem_free(in->ctx, in->name);
     trowel_mem_free(in->ctx, in);
 }
@@ -140,6 +147,30 @@ trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_
     return s;
 }
 
+/* Reads the whole file into memory and serves it from there, when it is
+ * small enough and the memory limit has room; false (nothing changed, no
+ * error left) otherwise. */
+static bool load_whole(trowel_input *in)
+{
+    trowel_ctx *ctx = in->ctx;
+    if (in->size > INPUT_WHOLE_MAX || ctx->mem_in_use > ctx->mem_limit ||
+        ctx->mem_limit - ctx->mem_in_use < in->size)
+        return false;
+    trowel_error saved = ctx->last_error;
+    uint8_t *all = trowel_mem_alloc(ctx, in->size ? (size_t)in->size : 1);
+    if (!all || read_fully(in, 0, all, (size_t)in->size) != TROWEL_OK) {
+        trowel_mem_free(ctx, all);
+        ctx->last_error = saved; /* the window still works */
+        return false;
+    }
+    in->window = in->cache;
+    in->cache = all;
+    in->cache_off = 0;
+    in->cache_len = (size_t)in->size;
+    in->mem = all; /* freed as the cache; from now on served like memory */
+    return true;
+}
+
 trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, const uint8_t **out,
                                 size_t *got)
 {
@@ -153,6 +184,12 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
     }
     if (want > INPUT_CACHE_SIZE)
         want = INPUT_CACHE_SIZE;
+    if ((off < in->cache_off || off + want > in->cache_off + in->cache_len) &&
+        in->refills++ > 0 && load_whole(in)) {
+        *out = in->mem + off;
+        *got = want;
+        return TROWEL_OK;
+    }
     if (off < in->cache_off || off + want > in->cache_off + in->cache_len) {
         /* Refill from off: as much as the cache holds or the file has. */
         uint64_t left = in->size - off;

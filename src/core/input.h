@@ -13,6 +13,9 @@ struct trowel_input {
     uint8_t *cache;     /* file input: bytes [cache_off, cache_off + cache_len) */
     uint64_t cache_off;
     size_t cache_len;
+    unsigned refills;   /* file input: times the cache window has moved */
+    uint8_t *window;    /* file input read whole: the old window, kept until
+                         * close so that no span handed out dangles */
 };
 
 /* Copies n bytes at off (off + n <= size, checked by the caller). */

@@ -42,6 +42,13 @@ struct trowel_format {
      * archive layer does itself). Reports each problem with
      * trowel_archive_report. */
     trowel_status (*verify)(trowel_archive *a);
+    /* Optional: checks entry index in one pass, its decoding included, for
+     * a format whose own checks of an entry need its decoded bytes (verify
+     * would otherwise decode it twice). Used by verify instead of reading
+     * the entry into a null sink. Reports each problem with
+     * trowel_archive_report; returns an error only when verification
+     * cannot go on (memory). */
+    trowel_status (*verify_entry)(trowel_archive *a, size_t index);
     /* Optional: fills the manifest object (format and entries are added by
      * the archive layer). */
     trowel_status (*manifest)(trowel_archive *a, struct json_object *m);

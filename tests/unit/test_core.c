@@ -2,6 +2,7 @@
  * Unit tests for the core: the bounded reader, safe paths, output sinks
  * (temporary + rename), the memory limit and property lists.
  */
+#include "core/input.h"
 #include "core/reader.h"
 #include "core/sink.h"
 #include "test.h"
@@ -154,7 +155,10 @@ static void test_reader_borrow_gives_spans_up_to_end(void)
     fixture_free(&f);
 }
 
-static void test_reader_over_file_crosses_cache_boundaries(void)
+/* Reads a 600 KiB file in jumps and in spans under a memory limit (0: the
+ * default); whole: whether the input should have switched to reading the
+ * file whole (it does once its cache window has moved, if the limit lets). */
+static void read_big_file(uint64_t limit, bool whole)
 {
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
@@ -172,6 +176,7 @@ static void test_reader_over_file_crosses_cache_boundaries(void)
     fclose(fp);
 
     trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, limit);
     trowel_input *in;
     REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
     trowel_reader r;
@@ -196,10 +201,19 @@ static void test_reader_over_file_crosses_cache_boundaries(void)
     }
     CHECK(same);
     CHECK_EQ_U64(at, n);
+    CHECK((in->mem != NULL) == whole);
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_OK);
     trowel_input_close(in);
     trowel_ctx_free(ctx);
     free(data);
     remove_tree(dir);
+}
+
+static void test_reader_over_file_crosses_cache_boundaries(void)
+{
+    read_big_file(0, true);
+    /* No room for the whole file: the window serves every read. */
+    read_big_file(700 * 1024, false);
 }
 
 static void test_input_open_reports_missing_file_and_folder(void)

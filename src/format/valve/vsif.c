@@ -564,51 +564,63 @@ static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...)
 
 /* The stored summary against the one recomputed from the scene. */
 static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
-                           bool raw)
+                           const choreo_summary *sum)
 {
-    uint8_t *bvcd;
+    if (sum->msecs != sc->msecs)
+        report(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
+               (unsigned long)sc->msecs, (unsigned long)sum->msecs);
+    if (img->version == 3 && sum->lastspeech_msecs != sc->lastspeech_msecs)
+        report(a, sc->summary_offset + 4,
+               "summary says the last speech ends at %lu ms, the scene says %lu ms",
+               (unsigned long)sc->lastspeech_msecs, (unsigned long)sum->lastspeech_msecs);
+    if (!same_sounds(img, sc, sum)) {
+        char stored[160], scene_sounds[160];
+        describe_sounds(img, sc, sum, stored, scene_sounds, sizeof stored);
+        /* Real v3 images carry sounds a scene no longer uses: Valve's
+         * in-place update adds sounds without clearing the old list. The
+         * engine only precaches more than it needs, so that is worth a
+         * warning; a sound the scene uses but the summary lacks is not. */
+        if (lists_every_sound(img, sc, sum))
+            trowel_warn(a->ctx, sc->summary_offset,
+                        "summary lists sounds [%s] but the scene uses only [%s] "
+                        "(left over from an in-place update; harmless)",
+                        stored, scene_sounds);
+        else
+            report(a, sc->summary_offset, "summary lists sounds [%s], the scene has [%s]",
+                   stored, scene_sounds);
+    }
+}
+
+/* One scene, decoded once: its stream, its BVCD, the text VCD extract would
+ * write (unless extracting raw) and its summary. */
+static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
+{
+    const vsif_state *st = a->priv;
+    const vsif_image *img = &st->img;
+    const vsif_scene *sc = &img->scenes[index];
+    uint8_t *bvcd = NULL;
     size_t size;
     choreo_scene *scene = NULL;
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
+    trowel_sink *null = NULL;
     trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return; /* already reported by the archive layer's decode pass */
-    s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene);
+    if (s == TROWEL_OK)
+        s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene);
+    if (s == TROWEL_OK && !st->raw && (s = trowel_sink_open_null(a->ctx, &null)) == TROWEL_OK)
+        s = choreo_write_vcd(a->ctx, scene, null);
     if (s == TROWEL_OK)
         s = choreo_summarize(a->ctx, scene, &sum);
-    if (s != TROWEL_OK) {
-        if (raw) /* else the archive layer's decompile pass has reported it */
-            trowel_archive_report(a);
-    } else {
-        if (sum.msecs != sc->msecs)
-            report(a, sc->summary_offset,
-                   "summary says %lu ms, the scene lasts %lu ms", (unsigned long)sc->msecs,
-                   (unsigned long)sum.msecs);
-        if (img->version == 3 && sum.lastspeech_msecs != sc->lastspeech_msecs)
-            report(a, sc->summary_offset + 4,
-                   "summary says the last speech ends at %lu ms, the scene says %lu ms",
-                   (unsigned long)sc->lastspeech_msecs, (unsigned long)sum.lastspeech_msecs);
-        if (!same_sounds(img, sc, &sum)) {
-            char stored[160], scene_sounds[160];
-            describe_sounds(img, sc, &sum, stored, scene_sounds, sizeof stored);
-            /* Real v3 images carry sounds a scene no longer uses: Valve's
-             * in-place update adds sounds without clearing the old list. The
-             * engine only precaches more than it needs, so that is worth a
-             * warning; a sound the scene uses but the summary lacks is not. */
-            if (lists_every_sound(img, sc, &sum))
-                trowel_warn(a->ctx, sc->summary_offset,
-                            "summary lists sounds [%s] but the scene uses only [%s] "
-                            "(left over from an in-place update; harmless)",
-                            stored, scene_sounds);
-            else
-                report(a, sc->summary_offset, "summary lists sounds [%s], the scene has [%s]",
-                       stored, scene_sounds);
-        }
-    }
+    if (s == TROWEL_OK)
+        verify_summary(a, img, sc, &sum);
+    else
+        trowel_archive_report(a);
+    if (null)
+        trowel_sink_discard(null);
     choreo_summary_free(a->ctx, &sum);
     choreo_scene_free(a->ctx, scene);
     trowel_mem_free(a->ctx, bvcd);
+    return TROWEL_OK;
 }
 
 static trowel_status vsif_verify(trowel_archive *a)
@@ -629,7 +641,6 @@ static trowel_status vsif_verify(trowel_archive *a)
             report(a, sc->data_offset + 8,
                    "LZMA stream of %lu bytes + 17-byte header does not fill the %lu-byte entry",
                    (unsigned long)sc->lzma_size, (unsigned long)sc->data_length);
-        verify_summary(a, img, sc, st->raw);
     }
     trowel_set_entry(a->ctx, NULL);
     return TROWEL_OK;
@@ -1360,6 +1371,7 @@ const trowel_format trowel_format_vsif = {
     .open = vsif_open,
     .read_entry = vsif_read_entry,
     .verify = vsif_verify,
+    .verify_entry = vsif_verify_entry,
     .manifest = vsif_manifest,
     .create = vsif_create,
     .set_names = vsif_set_names,
