@@ -80,10 +80,11 @@ enum {
 /* Segments are packed independently (see the encoder's notes above). */
 #define BK_SEGMENT_MIN ((size_t)1 << 15)
 #define BK_SEGMENT_MAX ((size_t)1 << 18)
-/* The parse's window keys hold costs below 2^24 bits (see window_key):
- * 9 bits a byte at most, plus 8 per position, over a segment, which is
+/* The parse's window keys hold costs below 2^24 bits (see window_key): at
+ * most 13 bits a byte (even a parse held to the in-place rule never pays
+ * more than a one-byte run), plus 8 per position, over a segment, which is
  * under twice BK_SEGMENT_MAX (see segment_size). */
-_Static_assert(2 * BK_SEGMENT_MAX * 17 < ((size_t)1 << 24), "segments too long for window keys");
+_Static_assert(2 * BK_SEGMENT_MAX * 21 < ((size_t)1 << 24), "segments too long for window keys");
 
 #if defined(__GNUC__)
 #define BK_ALWAYS_INLINE static inline __attribute__((always_inline))
