@@ -852,8 +852,9 @@ BK_ALWAYS_INLINE bool parse_segment(bk_worker *e, size_t K, bool constrained, ui
      * its key is cost[j] + 8j (runs of 9 or more keep to the strictest
      * in-place limit, that of 4 bytes). */
 #define BK_RUN_KEY(j)                                                                              \
-    ((!constrained || cost[j] < BK_INF) && BK_OK(j, 4) ? window_key(cost[j] + 8 * (uint32_t)(j), (j)) \
-                                                        : UINT32_MAX)
+    ((!constrained || cost[j] < BK_INF) && BK_OK(j, 4)                                             \
+         ? window_key(cost[j] + 8 * (uint32_t)(j), (j))                                            \
+         : UINT32_MAX)
     for (size_t k = K; k-- > 0;) {
         /* Each choice is one bk_choice key and the cheapest key wins:
          * minima, not branches, which would be mispredicted. */
@@ -1045,7 +1046,8 @@ static void *pack_thread(void *arg)
 static size_t worker_bytes(size_t seg)
 {
     return (((size_t)1 << BK_ROOT_BITS) + 65536 + 3 * (BK_WINDOW + 1)) * sizeof(int32_t) +
-           (seg + 1 + (BK_COPY_LEVELS + 2) * BK_RING) * sizeof(uint32_t) + 6 * seg * sizeof(uint16_t) + seg + 64;
+           (seg + 1 + (BK_COPY_LEVELS + 2) * BK_RING) * sizeof(uint32_t) +
+           6 * seg * sizeof(uint16_t) + seg + 64;
 }
 
 /* Carves a worker's tables out of one allocation (largest elements first,
@@ -1093,10 +1095,10 @@ static void worker_free(trowel_ctx *ctx, bk_worker *w)
     }
 }
 
-/* Runs the job (segments of up to `seg` bytes) on up to `threads` packers, this thread one of them (and the
- * only one to report progress). Fewer threads are used if the memory limit
- * leaves room for fewer packers or a thread cannot be started; none of that
- * changes the output. */
+/* Runs the job (segments of up to `seg` bytes) on up to `threads` packers,
+ * this thread one of them (and the only one to report progress). Fewer
+ * threads are used if the memory limit leaves room for fewer packers or a
+ * thread cannot be started; none of that changes the output. */
 static trowel_status run_job(trowel_ctx *ctx, bk_job *job, size_t seg, unsigned threads)
 {
     uint64_t room = ctx->mem_limit > ctx->mem_in_use ? ctx->mem_limit - ctx->mem_in_use : 0;
