@@ -188,11 +188,65 @@ static size_t words_loaded(uint64_t used, unsigned first_bits)
     return used <= first_bits ? 1 : 1 + (size_t)((used - first_bits + 31) / 32);
 }
 
+/* A thread that writes the decoded output while the rest is decoded. The
+ * decoder finishes the output from the end down, so what lies above its
+ * position is final: it publishes that position now and then, and the
+ * writer writes what is new at its place in the file (a positional sink). */
+typedef struct bk_writer {
+    trowel_sink *out;
+    const uint8_t *dst;
+    size_t length;
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    size_t ready;   /* dst[ready, length) is final (under lock) */
+    bool finished;  /* decoding succeeded: ready is 0 (under lock) */
+    bool abandon;   /* decoding failed: stop (under lock) */
+    int err;        /* the writer's errno, read after the join */
+} bk_writer;
+
+enum { BK_WRITER_PIECE = 1 << 20 }; /* publish every MiB */
+#define BK_WRITER_MIN ((size_t)8 << 20) /* smaller outputs are written at the end */
+
+static void writer_publish(bk_writer *wr, size_t ready, bool finished, bool abandon)
+{
+    pthread_mutex_lock(&wr->lock);
+    wr->ready = ready;
+    wr->finished = finished;
+    wr->abandon = abandon;
+    pthread_cond_signal(&wr->more);
+    pthread_mutex_unlock(&wr->lock);
+}
+
+static void *writer_run(void *arg)
+{
+    bk_writer *wr = arg;
+    size_t done = wr->length; /* dst[done, length) is written */
+    for (;;) {
+        pthread_mutex_lock(&wr->lock);
+        while (wr->ready == done && !wr->finished && !wr->abandon)
+            pthread_cond_wait(&wr->more, &wr->lock);
+        size_t ready = wr->ready;
+        bool finished = wr->finished, abandon = wr->abandon;
+        pthread_mutex_unlock(&wr->lock);
+        if (abandon)
+            return NULL;
+        if (ready < done) {
+            wr->err = trowel_sink_pwrite(wr->out, ready, wr->dst + ready, done - ready);
+            if (wr->err)
+                return NULL;
+            done = ready;
+        }
+        if (finished && done == 0)
+            return NULL;
+    }
+}
+
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
  * the stream decodes in place, packed bytes at the start of the output
- * buffer: no byte may be written over a data word not yet read. */
+ * buffer: no byte may be written over a data word not yet read. wr
+ * non-NULL: publish finished output to it as decoding goes down. */
 static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, uint64_t base,
-                                 uint8_t *dst, size_t dst_len, bool *in_place)
+                                 uint8_t *dst, size_t dst_len, bool *in_place, bk_writer *wr)
 {
     uint32_t length = 0;
     trowel_status s = trowel_bytekiller_length(ctx, src, n, base, &length);
@@ -230,8 +284,14 @@ static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, 
     } while (0)
 
     size_t pos = dst_len; /* dst[pos..] is written */
+    /* Publish to the writer once pos is at or below mark (never without one). */
+    size_t mark = wr && dst_len > BK_WRITER_PIECE ? dst_len - BK_WRITER_PIECE : 0;
     while (pos > 0) {
         unsigned len = 0, off = 0;
+        if (TROWEL_UNLIKELY(pos <= mark)) {
+            writer_publish(wr, pos, false, false);
+            mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
+        }
         bool literal;
         if (b.count < 32)
             bk_refill(&b);
@@ -378,7 +438,7 @@ static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, 
 trowel_status trowel_bytekiller_decode_mem(trowel_ctx *ctx, const uint8_t *src, size_t n,
                                            uint64_t base, uint8_t *dst, size_t dst_len)
 {
-    return decode_core(ctx, src, n, base, dst, dst_len, NULL);
+    return decode_core(ctx, src, n, base, dst, dst_len, NULL, NULL);
 }
 
 bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t n,
@@ -386,7 +446,7 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
 {
     bool safe = false;
     trowel_error saved = ctx->last_error;
-    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe) != TROWEL_OK)
+    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe, NULL) != TROWEL_OK)
         safe = false;
     ctx->last_error = saved;
     return safe;
@@ -439,11 +499,37 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
     }
-    s = trowel_bytekiller_decode_mem(ctx, src, got, base, dst, length);
+    /* A large output goes to a file while it is decoded, by a second
+     * thread: writing it after would take about as long again. */
+    bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
+    bool writing = length >= BK_WRITER_MIN && trowel_sink_takes_positional(out) &&
+                   trowel_threads_for(ctx, 2) > 1;
+    pthread_t writer;
+    if (writing) {
+        writing = pthread_mutex_init(&wr.lock, NULL) == 0;
+        if (writing && pthread_cond_init(&wr.more, NULL) != 0) {
+            pthread_mutex_destroy(&wr.lock);
+            writing = false;
+        }
+        if (writing && pthread_create(&writer, NULL, writer_run, &wr) != 0) {
+            pthread_cond_destroy(&wr.more);
+            pthread_mutex_destroy(&wr.lock);
+            writing = false;
+        }
+    }
+    s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL);
     trowel_mem_free(ctx, src);
     trowel_progress(ctx, length, length);
-    if (s == TROWEL_OK && length)
+    if (writing) {
+        writer_publish(&wr, s == TROWEL_OK ? 0 : wr.ready, s == TROWEL_OK, s != TROWEL_OK);
+        pthread_join(writer, NULL);
+        pthread_cond_destroy(&wr.more);
+        pthread_mutex_destroy(&wr.lock);
+        if (s == TROWEL_OK)
+            s = trowel_sink_positional_done(out, length, wr.err);
+    } else if (s == TROWEL_OK && length) {
         s = trowel_sink_write(out, dst, length);
+    }
     trowel_mem_free(ctx, dst);
     return s;
 }

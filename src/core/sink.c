@@ -280,6 +280,38 @@ trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size)
     return TROWEL_OK;
 }
 
+bool trowel_sink_takes_positional(const trowel_sink *s)
+{
+    return s->kind == TROWEL_SINK_FILE && !s->failed && s->written == 0 && s->len == 0;
+}
+
+int trowel_sink_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n > 0) {
+        ssize_t w = pwrite(s->fd, p, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        p += w;
+        off += (uint64_t)w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int err)
+{
+    if (err) {
+        s->failed = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
+                                s->name, strerror(err));
+        return s->failed;
+    }
+    s->written = total;
+    return TROWEL_OK;
+}
+
 static trowel_status commit_file(trowel_sink *s)
 {
     trowel_status st = s->failed ? s->failed : flush_buffer(s);

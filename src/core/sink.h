@@ -33,6 +33,19 @@ trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *n
 trowel_status trowel_sink_open_file_in(trowel_ctx *ctx, int dirfd, const char *name,
                                        const char *display, unsigned flags, trowel_sink **out);
 
+/* Positional writes, for a decoder that finishes its output out of order
+ * (the Delphine packer's decodes from the end) and hands finished pieces
+ * to a writer thread. Only a file sink that has been given nothing yet
+ * takes them, and they are not mixed with trowel_sink_write. */
+bool trowel_sink_takes_positional(const trowel_sink *s);
+/* Writes n bytes at off. Touches no context, so another thread may call it
+ * (one at a time); returns 0 or an errno value. */
+int trowel_sink_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n);
+/* Back on the sink's thread, after the positional writes: total bytes were
+ * written from 0, or err (an errno value from trowel_sink_pwrite) failed
+ * them, which fails the sink. */
+trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int err);
+
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);

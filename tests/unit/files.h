@@ -30,4 +30,35 @@ static inline bytes read_file(const char *path)
     return b;
 }
 
+/* A fresh folder under /tmp (a static buffer: one at a time), or NULL. */
+static inline char *make_temp_dir(void)
+{
+    static char templ[64];
+    snprintf(templ, sizeof templ, "/tmp/trowel-test-XXXXXX");
+    return mkdtemp(templ);
+}
+
+/* How many names a folder holds (dot files included), or -1. */
+static inline int count_dir_entries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+static inline void remove_tree(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "  could not remove %s\n", dir);
+}
+
 #endif

@@ -7,9 +7,11 @@
  * check a hostile stream fails.
  */
 #include "codec_data.h"
+#include "files.h"
 #include "test.h"
 
 #include "codec/bytekiller.h"
+#include "core/bytes.h"
 #include "core/module.h"
 
 #include <stdbool.h>
@@ -309,6 +311,75 @@ static void test_bytekiller_meets_size_targets(void)
     check_target("/usr/share/common-licenses/GPL-3", 15817);
     check_target("/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", 69437);
     check_target(TROWEL_CORPUS_DIR "/scumm/openquest/tentacle.001", 301655);
+}
+
+/* Decodes through the public codec API into the file dir/OUT with the given
+ * threads (2: a large output is written by a second thread as it is
+ * decoded; 1: at the end). */
+static trowel_status decode_to_file(const uint8_t *src, size_t n, unsigned threads,
+                                    const char *dir)
+{
+    trowel_ctx *ctx = new_ctx();
+    trowel_ctx_set_threads(ctx, threads);
+    char path[256];
+    snprintf(path, sizeof path, "%s/OUT", dir);
+    trowel_input *in;
+    trowel_sink *sink;
+    trowel_status s = trowel_input_open_memory(ctx, src, n, "stream", &in);
+    if (s == TROWEL_OK && (s = trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &sink)) ==
+                              TROWEL_OK) {
+        s = trowel_codec_decompress(ctx, trowel_codec_find("bytekiller"), in,
+                                    TROWEL_SIZE_UNKNOWN, sink);
+        if (s == TROWEL_OK)
+            s = trowel_sink_finish(sink);
+        else
+            trowel_sink_discard(sink);
+    }
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    return s;
+}
+
+static void test_bytekiller_large_output_is_written_while_decoding(void)
+{
+    /* Over the 8 MiB from which a second thread writes the output at its
+     * place in the file as the decoder finishes it, from the end down. */
+    size_t n = 9 * 1024 * 1024 + 12345;
+    buf t = make_mixed(n);
+    trowel_ctx *ctx = new_ctx();
+    buf p;
+    REQUIRE(encode(ctx, t.data, t.len, &p));
+    trowel_ctx_free(ctx);
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char out[256];
+    snprintf(out, sizeof out, "%s/OUT", dir);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        CHECK(decode_to_file(p.data, p.len, threads, dir) == TROWEL_OK);
+        bytes back = read_file(out);
+        CHECK(back.size == n && back.data && memcmp(back.data, t.data, n) == 0);
+        free(back.data);
+        CHECK(count_dir_entries(dir) == 1);
+    }
+    /* A stream that runs out near the end of decoding (its words read last
+     * removed, the checksum made good): an error, and no file at all, not
+     * even the pieces already written. */
+    size_t cut = 4 * 64;
+    uint8_t *bad = malloc(p.len - cut);
+    REQUIRE(bad != NULL);
+    memcpy(bad, p.data + cut, p.len - cut);
+    uint32_t sum = 0;
+    for (size_t i = 0; i + 8 < p.len - cut; i += 4)
+        sum ^= (uint32_t)bad[i] << 24 | (uint32_t)bad[i + 1] << 16 | (uint32_t)bad[i + 2] << 8 |
+               bad[i + 3];
+    trowel_put_be32(bad + p.len - cut - 8, sum);
+    remove(out);
+    CHECK(decode_to_file(bad, p.len - cut, 2, dir) != TROWEL_OK);
+    CHECK(count_dir_entries(dir) == 0);
+    free(bad);
+    remove_tree(dir);
+    buf_free(&p);
+    buf_free(&t);
 }
 
 /* ------------------------------------------------------------ hostile */
@@ -644,6 +715,7 @@ TEST_MAIN(TEST(test_bytekiller_decodes_hand_built_streams),
           TEST(test_bytekiller_zero_first_word_holds_no_bits),
           TEST(test_bytekiller_round_trips), TEST(test_bytekiller_round_trips_across_segments),
           TEST(test_bytekiller_output_does_not_depend_on_threads),
+          TEST(test_bytekiller_large_output_is_written_while_decoding),
           TEST(test_bytekiller_random_data_barely_grows),
           TEST(test_bytekiller_meets_size_targets), TEST(test_bytekiller_rejects_bad_checksum),
           TEST(test_bytekiller_rejects_length_mismatch),

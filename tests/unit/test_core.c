@@ -5,6 +5,7 @@
 #include "core/input.h"
 #include "core/reader.h"
 #include "core/sink.h"
+#include "files.h"
 #include "test.h"
 
 #include <errno.h>
@@ -31,35 +32,6 @@ static void fixture_free(fixture *f)
 {
     trowel_input_close(f->in);
     trowel_ctx_free(f->ctx);
-}
-
-static char *make_temp_dir(void)
-{
-    static char templ[64];
-    snprintf(templ, sizeof templ, "/tmp/trowel-test-XXXXXX");
-    return mkdtemp(templ);
-}
-
-static int count_dir_entries(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
-    FILE *p = popen(cmd, "r");
-    int n = -1;
-    if (p) {
-        if (fscanf(p, "%d", &n) != 1)
-            n = -1;
-        pclose(p);
-    }
-    return n;
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "  could not remove %s\n", dir);
 }
 
 static const uint8_t sample[] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,

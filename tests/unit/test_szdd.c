@@ -71,21 +71,6 @@ static const char *prop_str(trowel_archive *a, const char *key)
     return p && p->type == TROWEL_VALUE_STRING ? p->s : "(none)";
 }
 
-static char *make_temp_dir(void)
-{
-    static char templ[64];
-    snprintf(templ, sizeof templ, "/tmp/trowel-szdd-XXXXXX");
-    return mkdtemp(templ);
-}
-
-static void remove_tree(const char *dir)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "  could not remove %s\n", dir);
-}
-
 /* ---------------------------------------------------------- real files */
 
 static void test_corpus_files_detect_restore_names_and_expand_to_published_hashes(void)
