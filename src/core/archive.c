@@ -225,13 +225,17 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
     if (index >= a->entry_count || !a->fmt->read_entry)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
     trowel_set_entry(a->ctx, a->entries[index].name);
-    /* Progress inside the entry counts toward all the archive's bytes. */
-    if (a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
+    /* Progress inside the entry counts toward all the archive's bytes,
+     * unless this archive is itself read for an entry of another (a
+     * VOL.CNF volume): then its progress is that entry's. */
+    bool nested = a->ctx->progress_total != 0;
+    if (!nested && a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
         trowel_progress_scope(a->ctx, a->size_before[index], a->entries[index].size,
                               a->size_before[a->entry_count]);
     trowel_status s = a->fmt->read_entry(a, index, out);
     trowel_progress(a->ctx, a->entries[index].size, a->entries[index].size);
-    trowel_progress_scope(a->ctx, 0, 0, 0);
+    if (!nested)
+        trowel_progress_scope(a->ctx, 0, 0, 0);
     if (s == TROWEL_OK)
         trowel_set_entry(a->ctx, NULL);
     return s;
@@ -262,12 +266,14 @@ static trowel_status verify_entry(trowel_archive *a, size_t index)
         return TROWEL_OK;
     }
     trowel_set_entry(a->ctx, a->entries[index].name);
-    if (a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
+    bool nested = a->ctx->progress_total != 0; /* as in trowel_archive_read_entry */
+    if (!nested && a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
         trowel_progress_scope(a->ctx, a->size_before[index], a->entries[index].size,
                               a->size_before[a->entry_count]);
     trowel_status s = a->fmt->verify_entry(a, index);
     trowel_progress(a->ctx, a->entries[index].size, a->entries[index].size);
-    trowel_progress_scope(a->ctx, 0, 0, 0);
+    if (!nested)
+        trowel_progress_scope(a->ctx, 0, 0, 0);
     return s;
 }
 

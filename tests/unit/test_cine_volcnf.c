@@ -144,6 +144,23 @@ static bool entry_bytes_are(trowel_ctx *ctx, trowel_archive *a, size_t i, const 
     return ok;
 }
 
+/* Progress as a caller sees it: every report in one total, never back. */
+typedef struct progress_log {
+    uint64_t last, total;
+    size_t reports;
+    bool steady;
+} progress_log;
+
+static void on_progress(void *user, uint64_t done, uint64_t total)
+{
+    progress_log *log = user;
+    if (log->reports++ == 0)
+        log->total = total;
+    if (total != log->total || done < log->last || done > total)
+        log->steady = false;
+    log->last = done;
+}
+
 static void setup(void);
 
 static void test_cine_volcnf_create_and_extract_beside(void)
@@ -180,9 +197,17 @@ static void test_cine_volcnf_create_and_extract_beside(void)
         CHECK_STR(trowel_archive_entry(a, 0)->method, "bytekiller");
         CHECK_EQ_U64(trowel_archive_entry(a, 0)->size, strlen(text));
         CHECK_STR(trowel_archive_entry(a, 2)->name, "RSC04/GIRL.SET");
+        /* Each entry is read from its volume, itself an archive: progress
+         * stays on VOL.CNF's scale, all the way to its total. */
+        progress_log log = {0, 0, 0, true};
+        trowel_ctx_set_progress_handler(ctx, on_progress, &log);
         CHECK(entry_bytes_are(ctx, a, 0, text));
         CHECK(entry_bytes_are(ctx, a, 1, "mask"));
         CHECK(entry_bytes_are(ctx, a, 2, "girl"));
+        trowel_ctx_set_progress_handler(ctx, NULL, NULL);
+        CHECK(log.steady && log.reports > 0);
+        CHECK_EQ_U64(log.total, strlen(text) + 8);
+        CHECK_EQ_U64(log.last, log.total);
         CHECK(trowel_archive_verify(a, NULL, NULL) == TROWEL_OK);
         trowel_archive_close(a);
         trowel_input_close(in);
