@@ -14,8 +14,8 @@
 
 typedef struct codec_input {
     trowel_input *in;
-    char *memory; /* standard input's bytes, owned */
     const char *name;
+    bool from_stdin;
 } codec_input;
 
 static int open_input(cli_session *s, const char *operand, codec_input *ci)
@@ -23,14 +23,12 @@ static int open_input(cli_session *s, const char *operand, codec_input *ci)
     memset(ci, 0, sizeof *ci);
     bool from_stdin = !operand || strcmp(operand, "-") == 0;
     ci->name = from_stdin ? STDIN_NAME : operand;
+    ci->from_stdin = from_stdin;
     s->file = ci->name;
     trowel_status st;
     if (from_stdin) {
-        size_t size;
-        int rc = cli_read_all(s, STDIN_FILENO, STDIN_NAME, &ci->memory, &size);
-        if (rc != CLI_EXIT_OK)
-            return rc;
-        st = trowel_input_open_memory(s->ctx, ci->memory, size, STDIN_NAME, &ci->in);
+        /* Read whole by the library, so that the memory limit counts it. */
+        st = trowel_input_open_stream(s->ctx, STDIN_FILENO, STDIN_NAME, &ci->in);
     } else {
         st = trowel_input_open_file(s->ctx, operand, &ci->in);
     }
@@ -40,7 +38,6 @@ static int open_input(cli_session *s, const char *operand, codec_input *ci)
 static void close_input(codec_input *ci)
 {
     trowel_input_close(ci->in);
-    free(ci->memory);
     memset(ci, 0, sizeof *ci);
 }
 
@@ -75,7 +72,7 @@ static int transcode(cli_session *s, const cli_args *args, const trowel_codec *c
                      codec_input *ci, bool compress, uint64_t size)
 {
     const char *out = cli_args_last(args, OPT_OUTPUT);
-    if (!ci->memory && cli_same_file(out, ci->name))
+    if (!ci->from_stdin && cli_same_file(out, ci->name))
         return cli_refuse_overwrite_input(s, out, ci->name);
     trowel_sink *sink;
     int rc = cli_open_output(s, out, cli_args_has(args, OPT_FORCE), &sink);

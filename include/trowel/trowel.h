@@ -113,6 +113,11 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
 /* The memory must outlive the input; it is not copied. */
 trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t size,
                                        const char *name, trowel_input **out);
+/* Reads everything from fd (a pipe, standard input) into memory that the
+ * input owns and the memory limit counts; more than the limit allows is
+ * TROWEL_ERR_LIMIT. fd is left open. name is for messages. */
+trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
+                                       trowel_input **out);
 uint64_t trowel_input_size(const trowel_input *in);
 const char *trowel_input_name(const trowel_input *in);
 void trowel_input_close(trowel_input *in);

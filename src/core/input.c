@@ -84,6 +84,79 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
     return TROWEL_OK;
 }
 
+/* One read into buf[len, cap), EINTR retried: bytes read, 0 at the end,
+ * -1 on error (errno set). */
+static ssize_t read_some(int fd, uint8_t *buf, size_t n)
+{
+    ssize_t got;
+    do
+        got = read(fd, buf, n);
+    while (got < 0 && errno == EINTR);
+    return got;
+}
+
+trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
+                                       trowel_input **out)
+{
+    *out = NULL;
+    trowel_input *in = new_input(ctx, name);
+    if (!in)
+        return ctx->last_error.status;
+    uint8_t *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len == cap) {
+            /* Grow by doubling, but never past what the limit allows: the
+             * last byte that fits is still taken. */
+            uint64_t room = ctx->mem_limit > ctx->mem_in_use ? ctx->mem_limit - ctx->mem_in_use
+                                                            : 0;
+            size_t more = cap ? cap : (size_t)1 << 16;
+            if (more > room)
+                more = (size_t)room;
+            if (more == 0) {
+                uint8_t probe;
+                ssize_t got = read_some(fd, &probe, 1);
+                if (got == 0)
+                    break;
+                trowel_mem_free(ctx, buf);
+                trowel_input_close(in);
+                return got < 0 ? trowel_fail(ctx, TROWEL_ERR_IO, len, "read failed: %s",
+                                             strerror(errno))
+                               : trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                                             "larger than the memory limit (%llu bytes)",
+                                             (unsigned long long)ctx->mem_limit);
+            }
+            uint8_t *grown = trowel_mem_realloc(ctx, buf, cap + more);
+            if (!grown) {
+                trowel_mem_free(ctx, buf);
+                trowel_input_close(in);
+                return ctx->last_error.status;
+            }
+            buf = grown;
+            cap += more;
+        }
+        ssize_t got = read_some(fd, buf + len, cap - len);
+        if (got < 0) {
+            int err = errno;
+            trowel_mem_free(ctx, buf);
+            trowel_input_close(in);
+            return trowel_fail(ctx, TROWEL_ERR_IO, len, "read failed: %s", strerror(err));
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    if (len && len < cap) { /* give back what doubling took beyond the data */
+        uint8_t *fit = trowel_mem_realloc(ctx, buf, len);
+        buf = fit ? fit : buf;
+    }
+    in->cache = buf; /* freed at close */
+    in->mem = buf ? buf : (const uint8_t *)"";
+    in->size = len;
+    *out = in;
+    return TROWEL_OK;
+}
+
 uint64_t trowel_input_size(const trowel_input *in)
 {
     return in->size;

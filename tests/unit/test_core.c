@@ -188,6 +188,56 @@ static void test_reader_over_file_crosses_cache_boundaries(void)
     read_big_file(700 * 1024, false);
 }
 
+/* A stream input over a pipe holding n bytes of a pattern, under limit. */
+static trowel_status stream_of(size_t n, uint64_t limit, bool *same)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return TROWEL_ERR_IO;
+    uint8_t chunk[4096];
+    for (size_t i = 0; i < sizeof chunk; i++)
+        chunk[i] = (uint8_t)(i * 13);
+    for (size_t left = n; left > 0;) { /* n stays under the pipe's buffer */
+        size_t k = left < sizeof chunk ? left : sizeof chunk;
+        if (write(fds[1], chunk, k) != (ssize_t)k)
+            break;
+        left -= k;
+    }
+    close(fds[1]);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, limit);
+    trowel_input *in = NULL;
+    trowel_status s = trowel_input_open_stream(ctx, fds[0], "(pipe)", &in);
+    close(fds[0]);
+    *same = false;
+    if (s == TROWEL_OK) {
+        trowel_reader r;
+        trowel_reader_init(&r, ctx, in);
+        uint8_t *all = NULL;
+        size_t got = 0;
+        *same = trowel_input_size(in) == n && trowel_reader_load(&r, &all, &got) == TROWEL_OK &&
+                got == n;
+        for (size_t i = 0; *same && i < n; i++)
+            *same = all[i] == (uint8_t)((i % sizeof chunk) * 13);
+        trowel_mem_free(ctx, all);
+    } else {
+        *same = strstr(trowel_ctx_last_error(ctx)->message, "larger than the memory limit") != NULL;
+    }
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    return s;
+}
+
+static void test_input_reads_a_stream_within_the_limit(void)
+{
+    bool same;
+    CHECK(stream_of(0, 0, &same) == TROWEL_OK && same);
+    CHECK(stream_of(50000, 0, &same) == TROWEL_OK && same);
+    /* The stream's buffer counts: 50,000 bytes and their copy fit 110,000. */
+    CHECK(stream_of(50000, 110000, &same) == TROWEL_OK && same);
+    CHECK(stream_of(50000, 40000, &same) == TROWEL_ERR_LIMIT && same);
+}
+
 static void test_input_open_reports_missing_file_and_folder(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -454,6 +504,7 @@ TEST_MAIN(TEST(test_reader_reads_little_and_big_endian),
           TEST(test_reader_strings_stop_at_nul_and_cap),
           TEST(test_reader_borrow_gives_spans_up_to_end),
           TEST(test_reader_over_file_crosses_cache_boundaries),
+          TEST(test_input_reads_a_stream_within_the_limit),
           TEST(test_input_open_reports_missing_file_and_folder),
           TEST(test_path_normalize_rejects_escapes),
           TEST(test_path_normalize_cleans_separators),
