@@ -1353,16 +1353,7 @@ trowel_status trowel_bytekiller_encode(trowel_ctx *ctx, const uint8_t *data, siz
 
 static trowel_status bk_compress(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out)
 {
-    uint8_t *data = NULL, *packed = NULL;
-    size_t size = 0, packed_len = 0;
-    trowel_status s = trowel_reader_load(in, &data, &size);
-    if (s == TROWEL_OK)
-        s = trowel_bytekiller_encode(ctx, data, size, &packed, &packed_len);
-    trowel_mem_free(ctx, data);
-    if (s == TROWEL_OK)
-        s = trowel_sink_write(out, packed, packed_len);
-    trowel_mem_free(ctx, packed);
-    return s;
+    return trowel_codec_compress_whole(ctx, in, out, trowel_bytekiller_encode);
 }
 
 static trowel_status bk_decompress(trowel_ctx *ctx, trowel_reader *in, uint64_t expected_size,

@@ -381,17 +381,7 @@ trowel_status trowel_vsif_lzma_encode(trowel_ctx *ctx, const uint8_t *data, size
 
 static trowel_status codec_compress(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out)
 {
-    uint8_t *data, *blob;
-    size_t n, blob_size;
-    trowel_status s = trowel_reader_load(in, &data, &n);
-    if (s != TROWEL_OK)
-        return s;
-    s = trowel_vsif_lzma_encode(ctx, data, n, &blob, &blob_size);
-    trowel_mem_free(ctx, data);
-    if (s == TROWEL_OK)
-        s = trowel_sink_write(out, blob, blob_size);
-    trowel_mem_free(ctx, blob);
-    return s;
+    return trowel_codec_compress_whole(ctx, in, out, trowel_vsif_lzma_encode);
 }
 
 static trowel_status codec_decompress(trowel_ctx *ctx, trowel_reader *in, uint64_t expected_size,

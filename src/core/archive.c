@@ -553,6 +553,21 @@ trowel_status trowel_codec_compress(trowel_ctx *ctx, const trowel_codec *c, trow
     return c->compress(ctx, &r, out);
 }
 
+trowel_status trowel_codec_compress_whole(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out,
+                                          trowel_buffer_encoder encode)
+{
+    uint8_t *data = NULL, *packed = NULL;
+    size_t size = 0, packed_len = 0;
+    trowel_status s = trowel_reader_load(in, &data, &size);
+    if (s == TROWEL_OK)
+        s = encode(ctx, data, size, &packed, &packed_len);
+    trowel_mem_free(ctx, data);
+    if (s == TROWEL_OK)
+        s = trowel_sink_write(out, packed, packed_len);
+    trowel_mem_free(ctx, packed);
+    return s;
+}
+
 trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
                                       uint64_t expected_size, trowel_sink *out)
 {

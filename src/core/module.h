@@ -74,6 +74,16 @@ struct trowel_codec {
                                 trowel_sink *out);
 };
 
+/* An encoder of whole buffers: data[0, size) into a new buffer *out
+ * (trowel_mem_alloc) of *out_len bytes. */
+typedef trowel_status (*trowel_buffer_encoder)(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                               uint8_t **out, size_t *out_len);
+/* The compress side of a codec whose encoder needs its whole input at once
+ * (the Delphine packer parses from the end, Valve's header holds sizes):
+ * loads the reader's window, encodes it, writes the result. */
+trowel_status trowel_codec_compress_whole(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out,
+                                          trowel_buffer_encoder encode);
+
 struct trowel_archive {
     trowel_ctx *ctx;
     trowel_input *in;
