@@ -1,8 +1,9 @@
 /*
  * Inputs: a file read with pread through one cache buffer (or read whole,
- * when it is small and is read all over), or a caller's memory. Files are
- * opened read-only and never mapped, so a file that shrinks under us gives a
- * clean I/O error instead of SIGBUS.
+ * when it is small and is read all over), a stream read whole into memory
+ * the limit counts, or a caller's memory. Files are opened read-only and
+ * never mapped, so a file that shrinks under us gives a clean I/O error
+ * instead of SIGBUS.
  */
 #include "input.h"
 
@@ -84,8 +85,8 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
     return TROWEL_OK;
 }
 
-/* One read into buf[len, cap), EINTR retried: bytes read, 0 at the end,
- * -1 on error (errno set). */
+/* One read of up to n bytes into buf, EINTR retried: bytes read, 0 at the
+ * end, -1 on error (errno set). */
 static ssize_t read_some(int fd, uint8_t *buf, size_t n)
 {
     ssize_t got;
