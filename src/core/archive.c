@@ -220,22 +220,34 @@ static trowel_status progress_prefix(trowel_archive *a)
     return TROWEL_OK;
 }
 
-trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+/* Work on entry index starts: errors name it, and progress inside it counts
+ * toward all the archive's bytes, unless this archive is itself read for an
+ * entry of another (a VOL.CNF volume): then its progress is that entry's.
+ * Returns whether it was nested, for entry_ends. */
+static bool entry_begins(trowel_archive *a, size_t index)
 {
-    if (index >= a->entry_count || !a->fmt->read_entry)
-        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
     trowel_set_entry(a->ctx, a->entries[index].name);
-    /* Progress inside the entry counts toward all the archive's bytes,
-     * unless this archive is itself read for an entry of another (a
-     * VOL.CNF volume): then its progress is that entry's. */
     bool nested = a->ctx->progress_total != 0;
     if (!nested && a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
         trowel_progress_scope(a->ctx, a->size_before[index], a->entries[index].size,
                               a->size_before[a->entry_count]);
-    trowel_status s = a->fmt->read_entry(a, index, out);
+    return nested;
+}
+
+static void entry_ends(trowel_archive *a, size_t index, bool nested)
+{
     trowel_progress(a->ctx, a->entries[index].size, a->entries[index].size);
     if (!nested)
         trowel_progress_scope(a->ctx, 0, 0, 0);
+}
+
+trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+{
+    if (index >= a->entry_count || !a->fmt->read_entry)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    bool nested = entry_begins(a, index);
+    trowel_status s = a->fmt->read_entry(a, index, out);
+    entry_ends(a, index, nested);
     if (s == TROWEL_OK)
         trowel_set_entry(a->ctx, NULL);
     return s;
@@ -265,15 +277,9 @@ static trowel_status verify_entry(trowel_archive *a, size_t index)
             trowel_archive_report(a);
         return TROWEL_OK;
     }
-    trowel_set_entry(a->ctx, a->entries[index].name);
-    bool nested = a->ctx->progress_total != 0; /* as in trowel_archive_read_entry */
-    if (!nested && a->ctx->progress_fn && progress_prefix(a) == TROWEL_OK)
-        trowel_progress_scope(a->ctx, a->size_before[index], a->entries[index].size,
-                              a->size_before[a->entry_count]);
+    bool nested = entry_begins(a, index);
     trowel_status s = a->fmt->verify_entry(a, index);
-    trowel_progress(a->ctx, a->entries[index].size, a->entries[index].size);
-    if (!nested)
-        trowel_progress_scope(a->ctx, 0, 0, 0);
+    entry_ends(a, index, nested);
     return s;
 }
 
