@@ -196,6 +196,7 @@ typedef struct bk_writer {
     trowel_sink *out;
     const uint8_t *dst;
     size_t length;
+    pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t more;
     size_t ready;   /* dst[ready, length) is final (under lock) */
@@ -239,6 +240,30 @@ static void *writer_run(void *arg)
         if (finished && done == 0)
             return NULL;
     }
+}
+
+/* Starts wr's thread; false (nothing to undo) if it cannot. */
+static bool writer_start(bk_writer *wr)
+{
+    if (pthread_mutex_init(&wr->lock, NULL) != 0)
+        return false;
+    if (pthread_cond_init(&wr->more, NULL) == 0) {
+        if (pthread_create(&wr->thread, NULL, writer_run, wr) == 0)
+            return true;
+        pthread_cond_destroy(&wr->more);
+    }
+    pthread_mutex_destroy(&wr->lock);
+    return false;
+}
+
+/* Decoding is over: the writer writes the rest (decoded: the output is
+ * whole) or stops where it is; then it is gone. */
+static void writer_stop(bk_writer *wr, bool decoded)
+{
+    writer_publish(wr, decoded ? 0 : wr->ready, decoded, !decoded);
+    pthread_join(wr->thread, NULL);
+    pthread_cond_destroy(&wr->more);
+    pthread_mutex_destroy(&wr->lock);
 }
 
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
@@ -503,28 +528,12 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
      * thread: writing it after would take about as long again. */
     bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
     bool writing = length >= BK_WRITER_MIN && trowel_sink_takes_positional(out) &&
-                   trowel_threads_for(ctx, 2) > 1;
-    pthread_t writer;
-    if (writing) {
-        writing = pthread_mutex_init(&wr.lock, NULL) == 0;
-        if (writing && pthread_cond_init(&wr.more, NULL) != 0) {
-            pthread_mutex_destroy(&wr.lock);
-            writing = false;
-        }
-        if (writing && pthread_create(&writer, NULL, writer_run, &wr) != 0) {
-            pthread_cond_destroy(&wr.more);
-            pthread_mutex_destroy(&wr.lock);
-            writing = false;
-        }
-    }
+                   trowel_threads_for(ctx, 2) > 1 && writer_start(&wr);
     s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL);
     trowel_mem_free(ctx, src);
     trowel_progress(ctx, length, length);
     if (writing) {
-        writer_publish(&wr, s == TROWEL_OK ? 0 : wr.ready, s == TROWEL_OK, s != TROWEL_OK);
-        pthread_join(writer, NULL);
-        pthread_cond_destroy(&wr.more);
-        pthread_mutex_destroy(&wr.lock);
+        writer_stop(&wr, s == TROWEL_OK);
         if (s == TROWEL_OK)
             s = trowel_sink_positional_done(out, length, wr.err);
     } else if (s == TROWEL_OK && length) {
