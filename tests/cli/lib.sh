@@ -3,8 +3,15 @@
 #
 # Environment: TROWEL (the binary), TROWEL_CORPUS (the shared corpus),
 # TROWEL_SOURCE (the repository). Each script gets its own scratch folder,
-# $WORK, removed on exit. Call `finish` last: it prints "N passed, N failed"
-# and sets the exit status.
+# $WORK, removed on exit. Call `finish` last: it prints
+# "N passed, N failed, N skipped" and sets the exit status.
+#
+# Skips: when an input a check needs is absent (the corpus, a peer tool,
+# python3/jq), call `skip "why"` instead of the check (or `skip_all "why"`
+# when nothing in the script can run; it exits at once). Never turn a check
+# into a note. finish then exits 1 if anything failed, else 77 if anything
+# was skipped (CTest's SKIP_RETURN_CODE: ctest reports the test "Skipped",
+# not "Passed"), else 0. With TROWEL_REQUIRE_ALL=1 (CI) a skip exits 1.
 
 set -u
 
@@ -20,9 +27,15 @@ case "$TROWEL_CORPUS" in
 *) TROWEL_CORPUS="$PWD/$TROWEL_CORPUS" ;;
 esac
 SZDD_DIR="$TROWEL_CORPUS/szdd"
+# The SZDD part of the corpus ships in the repository: use that copy when the
+# corpus given has none (so these checks run everywhere).
+if [ ! -f "$SZDD_DIR/expanded.sha256" ] && [ -n "${TROWEL_SOURCE:-}" ]; then
+    SZDD_DIR="$TROWEL_SOURCE/tests/data/corpus/szdd"
+fi
 
 T_PASSED=0
 T_FAILED=0
+T_SKIPPED=0
 T_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/trowel-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T_ROOT"' EXIT
 WORK="$T_ROOT/work"
@@ -54,9 +67,29 @@ fail() {
     done
 }
 
-# note MESSAGE: something skipped, said out loud.
+# note MESSAGE: information only (never for a check that did not run).
 note() {
     printf 'NOTE: %s\n' "$*"
+}
+
+# skip MESSAGE: a check (or a group of them) that could not run because an
+# input it needs is absent. Counted; the script then exits 77 (or 1 in CI).
+skip() {
+    T_SKIPPED=$((T_SKIPPED + 1))
+    printf 'SKIP: %s\n' "$*"
+}
+
+# skip_all MESSAGE: nothing in this script can run; report and exit.
+skip_all() {
+    skip "$@"
+    finish
+    exit
+}
+
+# have_cmd NAME: true when the command is on PATH (then run the checks that
+# need it; else `skip` them, saying which tool is missing).
+have_cmd() {
+    command -v "$1" >/dev/null 2>&1
 }
 
 assert_eq() { # NAME EXPECTED ACTUAL
@@ -173,7 +206,7 @@ assert_json_valid() { # NAME FILE
     case "$(json_tool)" in
     python3) if python3 -m json.tool <"$2" >/dev/null 2>&1; then pass; else fail "$1" "invalid JSON in $2"; fi ;;
     jq) if jq empty <"$2" >/dev/null 2>&1; then pass; else fail "$1" "invalid JSON in $2"; fi ;;
-    *) note "$1: neither python3 nor jq: JSON not checked" ;;
+    *) skip "$1: neither python3 nor jq: JSON not checked" ;;
     esac
 }
 
@@ -211,13 +244,22 @@ assert_json_eq() { # NAME FILE PATH EXPECTED
     local got
     got=$(json_get "$2" "$3")
     if [ "$got" = SKIP ]; then
-        note "$1: no JSON tool: not checked"
+        skip "$1: no JSON tool: not checked"
         return
     fi
     assert_eq "$1" "$4" "$got"
 }
 
 finish() {
-    printf '%d passed, %d failed\n' "$T_PASSED" "$T_FAILED"
-    [ "$T_FAILED" -eq 0 ]
+    printf '%d passed, %d failed, %d skipped\n' "$T_PASSED" "$T_FAILED" "$T_SKIPPED"
+    if [ "$T_FAILED" -ne 0 ]; then
+        return 1
+    elif [ "$T_SKIPPED" -ne 0 ]; then
+        if [ "${TROWEL_REQUIRE_ALL:-}" = 1 ]; then
+            printf 'TROWEL_REQUIRE_ALL=1: a skipped check is a failure\n'
+            return 1
+        fi
+        return 77
+    fi
+    return 0
 }

@@ -75,7 +75,7 @@ if [ -n "$EXTRACT_CINE" ]; then
         assert_same_file "extract_cine reads trowel's $n" "src/$n" "ec/$n"
     done
 else
-    note "scummvm-tools-cli not installed: extract_cine cross-checks skipped"
+    skip "scummvm-tools-cli not installed: extract_cine cross-checks"
 fi
 
 # --- hostile part files: exit 1, a message, and nothing extracted.

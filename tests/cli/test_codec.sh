@@ -98,7 +98,7 @@ if script --version 2>/dev/null | grep -q util-linux; then
     assert_eq "no progress bar with -q" "" "$(tr -d '\r\n' <tty-q.txt)"
     assert_same_file "progress does not change the output" big.lz big2.lz
 else
-    note "no util-linux script(1): progress bar on a terminal not checked"
+    skip "no util-linux script(1): progress bar on a terminal"
 fi
 
 finish

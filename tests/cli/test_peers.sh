@@ -4,10 +4,10 @@
 . "${BASH_SOURCE%/*}/lib.sh"
 
 if ! command -v msexpand >/dev/null 2>&1 && ! command -v mscompress >/dev/null 2>&1; then
-    note "msexpand and mscompress not installed: peer cross-checks skipped"
-    finish
-    exit
+    skip_all "msexpand and mscompress not installed: peer cross-checks"
 fi
+have_cmd msexpand || skip "msexpand not installed: its cross-checks"
+have_cmd mscompress || skip "mscompress not installed: its cross-checks"
 
 for f in "$SZDD_DIR"/*_; do
     base=$(basename "$f")

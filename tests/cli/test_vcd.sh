@@ -4,9 +4,7 @@
 
 V="$TROWEL_CORPUS/valve"
 if [ ! -f "$V/srctools/sample.vcd" ]; then
-    note "no Valve corpus at $V: test_vcd skipped"
-    finish
-    exit $?
+    skip_all "no Valve corpus at $V"
 fi
 
 # ---- info on text

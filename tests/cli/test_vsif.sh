@@ -7,9 +7,7 @@
 EZ2="$TROWEL_CORPUS/valve/ez2"
 IMG="$EZ2/scenes/scenes.image"
 if [ ! -f "$IMG" ]; then
-    note "$IMG is absent: vsif CLI tests skipped"
-    finish
-    exit $?
+    skip_all "$IMG is absent: vsif CLI tests"
 fi
 
 # ---- info and list
@@ -135,7 +133,7 @@ if [ -f "$TSP/scenes/scenes.image" ]; then
     assert_eq "tsp: 16 warnings about stale sounds" 16 \
         "$(printf '%s\n' "$ERR" | grep -c 'warning: .*summary lists sounds')"
 else
-    note "tsp image absent: v3 round trip skipped"
+    skip "tsp image absent: v3 round trip"
 fi
 
 # ---- hostile images
@@ -165,7 +163,7 @@ if command -v xz >/dev/null 2>&1; then
     tail -c +18 sample.lz | xz -d --format=raw --lzma1=lc=3,lp=0,pb=2,dict=64KiB >sample.xz.out 2>/dev/null
     assert_same_file "xz --format=raw --lzma1 decodes trowel's stream" sample.bin sample.xz.out
 else
-    note "xz is absent: peer check skipped"
+    skip "xz is absent: peer check"
 fi
 head -c 30 sample.lz >short.lz
 run "$TROWEL" decompress -c vsif-lzma -o short.out short.lz

@@ -26,7 +26,7 @@ static bool corpus_path(char *out, size_t cap, const char *rel)
     snprintf(out, cap, "%s/valve/%s", TROWEL_CORPUS_DIR, rel);
     struct stat st;
     if (stat(out, &st) != 0) {
-        printf("  note: %s absent, skipped\n", out);
+        test_skip("%s absent", out);
         return false;
     }
     return true;

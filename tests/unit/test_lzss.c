@@ -406,7 +406,7 @@ static void check_target(const char *path, size_t limit)
 {
     buf in;
     if (!read_whole_file(path, &in)) {
-        printf("  skip: %s is absent\n", path);
+        test_skip("%s is absent", path);
         return;
     }
     trowel_ctx *ctx = new_ctx();
@@ -512,7 +512,7 @@ static void test_corpus_szdd_files_expand_to_listed_sha256(void)
 {
     FILE *list = fopen(TROWEL_CORPUS_DIR "/szdd/expanded.sha256", "r");
     if (!list) {
-        printf("  skip: no corpus at %s\n", TROWEL_CORPUS_DIR);
+        test_skip("no SZDD corpus at %s", TROWEL_CORPUS_DIR);
         return;
     }
     char want[80], name[256];
@@ -630,6 +630,8 @@ static void test_mspack_expands_our_streams(void)
     if (read_whole_file("/usr/lib/x86_64-linux-gnu/libz.so.1.2.13", &g)) {
         check_mspack(g.data, g.len, false);
         buf_free(&g);
+    } else {
+        test_skip("/usr/lib/x86_64-linux-gnu/libz.so.1.2.13 is absent");
     }
     free(r);
     buf_free(&t);
@@ -638,7 +640,7 @@ static void test_mspack_expands_our_streams(void)
 #else
 static void test_mspack_expands_our_streams(void)
 {
-    printf("  skip: built without libmspack\n");
+    test_skip("built without libmspack");
 }
 #endif
 
