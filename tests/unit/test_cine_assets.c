@@ -2,8 +2,10 @@
  * The Cinematique asset formats (cine-font, cine-bg, cine-ani, cine-msk,
  * cine-set, cine-sample) and the PNG and WAV writers under them. Every
  * fixture is built by hand from the layouts in docs/formats/cine-assets.md;
- * PNG output is decoded back with libpng and compared pixel by pixel, WAV
- * output byte by byte. Hostile inputs must fail with the right status.
+ * PNG output is decoded back with libpng and compared, every pixel, with a
+ * picture built by hand (CHECK_IMAGE), its PLTE and tRNS chunks with the
+ * palette expected (CHECK_PALETTE); WAV output byte by byte. Hostile inputs
+ * must fail with the right status.
  */
 #include "test.h"
 #include "trowel/trowel.h"
@@ -106,15 +108,42 @@ static trowel_status convert(run *r, const char *target, const char *const *opts
     return st;
 }
 
-/* A decoded PNG as RGBA. */
+/* A decoded PNG as RGBA, with its PLTE and tRNS chunks as stored. */
 typedef struct image {
     uint32_t w, h;
     uint8_t *rgba;
+    size_t plte_n, trns_n; /* bytes; 0 when the chunk is absent */
+    uint8_t plte[768], trns[256];
 } image;
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Copies the PLTE and tRNS chunks of a PNG (after its 8-byte signature). */
+static void read_palette_chunks(const uint8_t *data, size_t n, image *im)
+{
+    for (size_t at = 8; at + 12 <= n;) {
+        uint32_t len = be32(data + at);
+        if (len > n - at - 12)
+            break;
+        const uint8_t *body = data + at + 8;
+        if (memcmp(data + at + 4, "PLTE", 4) == 0 && len <= sizeof im->plte) {
+            memcpy(im->plte, body, len);
+            im->plte_n = len;
+        } else if (memcmp(data + at + 4, "tRNS", 4) == 0 && len <= sizeof im->trns) {
+            memcpy(im->trns, body, len);
+            im->trns_n = len;
+        }
+        at += (size_t)len + 12;
+    }
+}
 
 static image decode_png(const uint8_t *data, size_t n)
 {
-    image im = {0, 0, NULL};
+    image im;
+    memset(&im, 0, sizeof im);
     png_image p;
     memset(&p, 0, sizeof p);
     p.version = PNG_IMAGE_VERSION;
@@ -129,7 +158,103 @@ static image decode_png(const uint8_t *data, size_t n)
     }
     im.w = p.width;
     im.h = p.height;
+    read_palette_chunks(data, n, &im);
     return im;
+}
+
+/* A picture built by hand: w x h pixels as 0xRRGGBBAA. */
+typedef struct picture {
+    uint32_t w, h;
+    uint32_t *px;
+} picture;
+
+static picture picture_new(uint32_t w, uint32_t h, uint32_t fill)
+{
+    picture p = {w, h, malloc((size_t)w * h * sizeof(uint32_t))};
+    for (size_t i = 0; p.px && i < (size_t)w * h; i++)
+        p.px[i] = fill;
+    return p;
+}
+
+static void paint(picture *p, uint32_t x, uint32_t y, uint32_t rgba)
+{
+    if (p->px && x < p->w && y < p->h)
+        p->px[(size_t)y * p->w + x] = rgba;
+}
+
+/* Every pixel of a decoded PNG equals the picture (frees the picture). */
+#define CHECK_IMAGE(im, want) check_image(&(im), &(want), __FILE__, __LINE__)
+static void check_image(const image *im, picture *want, const char *file, int line)
+{
+    if (!im->rgba || !want->px || im->w != want->w || im->h != want->h) {
+        fprintf(stderr, "  %s:%d: image is %" PRIu32 "x%" PRIu32 ", want %" PRIu32 "x%" PRIu32 "\n",
+                file, line, im->w, im->h, want->w, want->h);
+        test_failures_in_current++;
+        free(want->px);
+        return;
+    }
+    size_t wrong = 0;
+    for (uint32_t y = 0; y < im->h; y++) {
+        for (uint32_t x = 0; x < im->w; x++) {
+            const uint8_t *p = im->rgba + ((size_t)y * im->w + x) * 4;
+            uint32_t got = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+            uint32_t exp = want->px[(size_t)y * want->w + x];
+            if (got != exp && wrong++ < 5)
+                fprintf(stderr, "  %s:%d: pixel (%" PRIu32 ",%" PRIu32 ") is %08" PRIx32
+                        ", want %08" PRIx32 "\n", file, line, x, y, got, exp);
+        }
+    }
+    if (wrong) {
+        fprintf(stderr, "  %s:%d: %zu pixels differ\n", file, line, wrong);
+        test_failures_in_current++;
+    }
+    free(want->px);
+}
+
+/* The PNG's PLTE holds exactly these n colours (0xRRGGBBAA) and its tRNS
+ * their alphas up to the last one that is not 255 (none when all are). */
+#define CHECK_PALETTE(im, colours, n) check_palette(&(im), colours, n, __FILE__, __LINE__)
+static void check_palette(const image *im, const uint32_t *colours, size_t n, const char *file,
+                          int line)
+{
+    uint8_t plte[768], trns[256];
+    size_t trns_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        plte[i * 3] = (uint8_t)(colours[i] >> 24);
+        plte[i * 3 + 1] = (uint8_t)(colours[i] >> 16);
+        plte[i * 3 + 2] = (uint8_t)(colours[i] >> 8);
+        trns[i] = (uint8_t)colours[i];
+        if (trns[i] != 255)
+            trns_n = i + 1;
+    }
+    if (im->plte_n != n * 3) {
+        fprintf(stderr, "  %s:%d: PLTE has %zu colours, want %zu\n", file, line,
+                im->plte_n / 3, n);
+        test_failures_in_current++;
+    } else if (memcmp(im->plte, plte, n * 3) != 0) {
+        size_t i = 0;
+        while (im->plte[i] == plte[i])
+            i++;
+        fprintf(stderr, "  %s:%d: PLTE colour %zu differs\n", file, line, i / 3);
+        test_failures_in_current++;
+    }
+    if (im->trns_n != trns_n || memcmp(im->trns, trns, trns_n) != 0) {
+        fprintf(stderr, "  %s:%d: tRNS differs (%zu bytes, want %zu)\n", file, line, im->trns_n,
+                trns_n);
+        test_failures_in_current++;
+    }
+}
+
+/* The palettes the converters use: 16 or 256 grey levels (colour i is
+ * level i * 255 / (n - 1)), colour `clear` (or none: -1) transparent. */
+static void grey_palette(uint32_t *out, unsigned n, int clear)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t level = i * 255 / (n - 1);
+        out[i] = level * 0x01010100u | 0xffu;
+    }
+    if (clear >= 0)
+        out[clear] = 0;
 }
 
 /* Pixel (x, y) as 0xRRGGBBAA. */
@@ -187,6 +312,19 @@ static const char *palette_file(void)
     return path;
 }
 
+/* palette_file()'s colours, colour `clear` (or none: -1) transparent. */
+static void file_palette(uint32_t *out, int clear)
+{
+    for (unsigned i = 0; i < 16; i++)
+        out[i] = 0x000000ffu;
+    out[1] = 0xff0000ffu;
+    out[2] = 0x00ff00ffu;
+    out[3] = 0x0000ffffu;
+    out[15] = 0xffffffffu;
+    if (clear >= 0)
+        out[clear] = 0;
+}
+
 /* ------------------------------------------------------------ PNG and WAV */
 
 static void test_png_indexed_writes_palette_and_transparency_exactly(void)
@@ -203,13 +341,14 @@ static void test_png_indexed_writes_palette_and_transparency_exactly(void)
     const uint8_t *d = trowel_sink_data(s, &n);
     image im = decode_png(d, n);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 3);
-    CHECK_EQ_U64(im.h, 2);
-    CHECK_EQ_U64(px(&im, 0, 0), CLEAR);
-    CHECK_EQ_U64(px(&im, 1, 0), 0x0a141eff);
-    CHECK_EQ_U64(px(&im, 2, 0), 0xc8643280);
-    CHECK_EQ_U64(px(&im, 0, 1), 0xc8643280);
-    CHECK_EQ_U64(px(&im, 2, 1), CLEAR);
+    picture want = picture_new(3, 2, CLEAR);
+    paint(&want, 1, 0, 0x0a141eff);
+    paint(&want, 2, 0, 0xc8643280);
+    paint(&want, 0, 1, 0xc8643280);
+    paint(&want, 1, 1, 0x0a141eff);
+    CHECK_IMAGE(im, want);
+    const uint32_t written[3] = {CLEAR, 0x0a141eff, 0xc8643280};
+    CHECK_PALETTE(im, written, 3);
     /* the file is a real palette PNG: colour type 3 at IHDR offset 25 */
     CHECK_EQ_U64(d[25], 3);
     free(im.rgba);
@@ -233,7 +372,10 @@ static void test_png_rgba_round_trips_and_refuses_bad_sizes(void)
     const uint8_t *d = trowel_sink_data(s, &n);
     image im = decode_png(d, n);
     REQUIRE(im.rgba != NULL);
+    CHECK_EQ_U64(im.w, 2);
+    CHECK_EQ_U64(im.h, 1);
     CHECK(memcmp(im.rgba, pixels, 8) == 0);
+    CHECK_EQ_U64(im.plte_n, 0); /* true colour: no palette */
     free(im.rgba);
     CHECK(trowel_png_write_rgba(ctx, s, 0, 1, pixels) == TROWEL_ERR_UNSUPPORTED);
     CHECK(trowel_png_write_rgba(ctx, s, 70000, 1, pixels) == TROWEL_ERR_UNSUPPORTED);
@@ -344,23 +486,26 @@ static void test_font_info_entries_and_glyph_pixels(void)
     image im = convert_png(&r, one, 1, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 16);
-    CHECK_EQ_U64(im.h, 8);
-    CHECK_EQ_U64(px(&im, 0, 0), GREY16(1));
-    CHECK_EQ_U64(px(&im, 15, 0), GREY16(8));
-    CHECK_EQ_U64(px(&im, 1, 0), CLEAR); /* colour 0 is transparent */
+    picture want = picture_new(16, 8, CLEAR); /* colour 0 is transparent */
+    paint(&want, 0, 0, GREY16(1));
+    paint(&want, 15, 0, GREY16(8));
+    CHECK_IMAGE(im, want);
+    uint32_t grey[17];
+    grey_palette(grey, 16, 0);
+    CHECK_PALETTE(im, grey, 16);
+    grey[16] = CLEAR; /* a sheet adds a clear colour for the gaps between cells */
     free(im.rgba);
     /* the sheet: 16 glyphs a row, 90 glyphs -> 6 rows */
     im = convert_png(&r, NULL, 0, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 256);
-    CHECK_EQ_U64(im.h, 48);
-    CHECK_EQ_U64(px(&im, 0, 0), GREY16(1));
+    want = picture_new(256, 48, CLEAR); /* also the empty cells past glyph 89 */
+    paint(&want, 0, 0, GREY16(1));
+    paint(&want, 15, 0, GREY16(8));
     for (uint32_t x = 16; x < 32; x++)
-        CHECK_EQ_U64(px(&im, x, 7), GREY16(2));
-    CHECK_EQ_U64(px(&im, 16, 6), CLEAR);
-    CHECK_EQ_U64(px(&im, 255, 47), CLEAR); /* an empty cell past glyph 89 */
+        paint(&want, x, 7, GREY16(2));
+    CHECK_IMAGE(im, want);
+    CHECK_PALETTE(im, grey, 17);
     free(im.rgba);
     /* a palette file replaces the grey */
     const char *pal[2] = {NULL, "frame=1"};
@@ -370,7 +515,13 @@ static void test_font_info_entries_and_glyph_pixels(void)
     im = convert_png(&r, pal, 2, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(px(&im, 3, 7), 0x00ff00ffu);
+    want = picture_new(16, 8, CLEAR);
+    for (uint32_t x = 0; x < 16; x++)
+        paint(&want, x, 7, 0x00ff00ffu);
+    CHECK_IMAGE(im, want);
+    uint32_t colours[16];
+    file_palette(colours, 0);
+    CHECK_PALETTE(im, colours, 16);
     free(im.rgba);
     close_run(&r);
 }
@@ -464,12 +615,15 @@ static void test_ani_frames_decode_with_palette_and_transparency(void)
     image im = convert_png(&r, NULL, 0, &st); /* 2 frames: 2 columns */
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 32);
-    CHECK_EQ_U64(im.h, 2);
-    CHECK_EQ_U64(px(&im, 0, 0), GREY16(1));
-    CHECK_EQ_U64(px(&im, 15, 1), GREY16(2));
-    CHECK_EQ_U64(px(&im, 17, 0), GREY16(12));
-    CHECK_EQ_U64(px(&im, 1, 0), CLEAR);
+    picture want = picture_new(32, 2, CLEAR);
+    paint(&want, 0, 0, GREY16(1));
+    paint(&want, 15, 1, GREY16(2));
+    paint(&want, 17, 0, GREY16(12));
+    CHECK_IMAGE(im, want);
+    uint32_t colours[17];
+    grey_palette(colours, 16, 0);
+    colours[16] = CLEAR; /* the sheet's gap colour */
+    CHECK_PALETTE(im, colours, 17);
     free(im.rgba);
     char opt[160];
     snprintf(opt, sizeof opt, "palette=%s", palette_file());
@@ -477,10 +631,12 @@ static void test_ani_frames_decode_with_palette_and_transparency(void)
     im = convert_png(&r, opts, 3, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 16);
-    CHECK_EQ_U64(px(&im, 0, 0), 0xff0000ffu);
-    CHECK_EQ_U64(px(&im, 15, 1), 0x00ff00ffu);
-    CHECK_EQ_U64(px(&im, 1, 0), 0x000000ffu); /* colour 0 opaque black */
+    want = picture_new(16, 2, 0x000000ffu); /* colour 0 opaque black */
+    paint(&want, 0, 0, 0xff0000ffu);
+    paint(&want, 15, 1, 0x00ff00ffu);
+    CHECK_IMAGE(im, want);
+    file_palette(colours, -1);
+    CHECK_PALETTE(im, colours, 16);
     free(im.rgba);
     close_run(&r);
 }
@@ -504,6 +660,8 @@ static void test_msk_bits_become_opaque_white(void)
     const int want[16] = {1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
     for (int i = 0; i < 16; i++)
         CHECK_EQ_U64(px(&im, (uint32_t)i % 8, (uint32_t)i / 8), want[i] ? 0xffffffffu : CLEAR);
+    const uint32_t mask_colours[2] = {CLEAR, 0xffffffffu};
+    CHECK_PALETTE(im, mask_colours, 2);
     free(im.rgba);
     char opt[160];
     snprintf(opt, sizeof opt, "palette=%s", palette_file());
@@ -608,9 +766,13 @@ static void test_set_decodes_every_frame_type(void)
     CHECK_EQ_U64(trowel_props_find(trowel_archive_info(r.a), "colours")->u, 256);
     trowel_status st;
     /* 256 colours, no palette: grey where colour i is level i */
+    /* each frame one row; the pixels not listed are colour 0 (opaque black) */
     const uint32_t widths[4] = {8, 16, 2, 16};
     const uint32_t expect[4][2][2] = {{{0, 1}, {1, 0}}, {{0, 8}, {1, 0}},
                                       {{0, 14}, {1, 13}}, {{0, 128}, {15, 1}}};
+    uint32_t opaque[256], clear0[256];
+    grey_palette(opaque, 256, -1);
+    grey_palette(clear0, 256, 0);
     for (int f = 0; f < 4; f++) {
         char frame[16];
         snprintf(frame, sizeof frame, "frame=%d", f);
@@ -618,22 +780,25 @@ static void test_set_decodes_every_frame_type(void)
         image im = convert_png(&r, opts, 2, &st);
         CHECK(st == TROWEL_OK);
         REQUIRE(im.rgba != NULL);
-        CHECK_EQ_U64(im.w, widths[f]);
-        for (int k = 0; k < 2; k++) {
-            uint32_t v = expect[f][k][1];
-            CHECK_EQ_U64(px(&im, expect[f][k][0], 0), v * 0x01010100u | 0xff);
-        }
+        picture want = picture_new(widths[f], 1, opaque[0]);
+        for (int k = 0; k < 2; k++)
+            paint(&want, expect[f][k][0], 0, opaque[expect[f][k][1]]);
+        CHECK_IMAGE(im, want);
+        CHECK_PALETTE(im, opaque, 256);
         free(im.rgba);
     }
     image im = convert_png(&r, NULL, 0, &st); /* sheet: 2 x 2 cells of 16 x 1 */
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 32);
-    CHECK_EQ_U64(im.h, 2);
-    CHECK_EQ_U64(px(&im, 16, 0), 0x080808ffu);   /* frame 1 (0,0): colour 8 */
-    CHECK_EQ_U64(px(&im, 17, 0), CLEAR);         /* frame 1 (1,0): colour 0 */
-    CHECK_EQ_U64(px(&im, 16, 1), 0x808080ffu);   /* frame 3 (0,0): colour 128 */
-    CHECK_EQ_U64(px(&im, 10, 0), CLEAR);         /* past frame 0's 8 pixels */
+    picture want = picture_new(32, 2, CLEAR); /* colour 0 and the cells' spare room */
+    paint(&want, 0, 0, clear0[1]);   /* frame 0 (0,0): colour 1 */
+    paint(&want, 16, 0, clear0[8]);  /* frame 1 (0,0): colour 8 */
+    paint(&want, 0, 1, clear0[14]);  /* frame 2: colours 14, 13 */
+    paint(&want, 1, 1, clear0[13]);
+    paint(&want, 16, 1, clear0[128]); /* frame 3: colour 128 ... 1 */
+    paint(&want, 31, 1, clear0[1]);
+    CHECK_IMAGE(im, want);
+    CHECK_PALETTE(im, clear0, 256);
     free(im.rgba);
     close_run(&r);
 }
@@ -677,11 +842,14 @@ static void test_bg_pi1_neo_and_type8(void)
     image im = convert_png(&r, NULL, 0, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(im.w, 320);
-    CHECK_EQ_U64(im.h, 200);
-    CHECK_EQ_U64(px(&im, 0, 0), 0xff0000ffu);
-    CHECK_EQ_U64(px(&im, 319, 199), 0xffffffffu);
-    CHECK_EQ_U64(px(&im, 1, 0), 0x000000ffu);
+    picture want = picture_new(320, 200, 0x000000ffu); /* no colour transparent */
+    paint(&want, 0, 0, 0xff0000ffu);
+    paint(&want, 319, 199, 0xffffffffu);
+    CHECK_IMAGE(im, want);
+    uint32_t colours[256] = {0};
+    for (unsigned i = 0; i < 16; i++)
+        colours[i] = i == 1 ? 0xff0000ffu : i == 15 ? 0xffffffffu : 0x000000ffu;
+    CHECK_PALETTE(im, colours, 16);
     free(im.rgba);
     close_run(&r);
 
@@ -701,7 +869,12 @@ static void test_bg_pi1_neo_and_type8(void)
     im = convert_png(&r, NULL, 0, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(px(&im, 0, 0), 0x00ff00ffu);
+    want = picture_new(320, 200, 0x000000ffu); /* colour 15 is black here */
+    paint(&want, 0, 0, 0x00ff00ffu);
+    CHECK_IMAGE(im, want);
+    for (unsigned i = 0; i < 16; i++)
+        colours[i] = i == 1 ? 0x00ff00ffu : 0x000000ffu;
+    CHECK_PALETTE(im, colours, 16);
     free(im.rgba);
     close_run(&r);
 
@@ -719,8 +892,12 @@ static void test_bg_pi1_neo_and_type8(void)
     im = convert_png(&r, NULL, 0, &st);
     CHECK(st == TROWEL_OK);
     REQUIRE(im.rgba != NULL);
-    CHECK_EQ_U64(px(&im, 10, 0), 0x010203ffu);
-    CHECK_EQ_U64(px(&im, 11, 0), 0x000000ffu);
+    want = picture_new(320, 200, 0x000000ffu);
+    paint(&want, 10, 0, 0x010203ffu);
+    CHECK_IMAGE(im, want);
+    for (unsigned i = 0; i < 256; i++)
+        colours[i] = i == 5 ? 0x010203ffu : 0x000000ffu;
+    CHECK_PALETTE(im, colours, 256);
     free(im.rgba);
     close_run(&r);
     /* truncated: forced, one byte short */
