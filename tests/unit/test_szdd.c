@@ -133,6 +133,49 @@ static void test_info_names_default_pal_as_the_issue_describes(void)
     free(b.data);
 }
 
+/* The recorded character is written in the case of the rest of the name
+ * whatever case it was recorded in (COMPRESS.EXE records lower case, other
+ * tools upper case); a name without letters, or of both cases, takes it as
+ * recorded. A character that cannot end a file name here (a path separator,
+ * space, control or non-ASCII byte) is not restored: the '_' is dropped. */
+static void test_restored_name_recases_and_refuses_separators(void)
+{
+    bytes b = corpus("DEFAULT.PA_");
+    REQUIRE_INPUT(b.data != NULL);
+    static const struct {
+        const char *file, *want;
+        uint8_t missing;
+    } cases[] = {
+        {"default.pa_", "default.pal", 'L'},  /* upper recorded, lower name */
+        {"DEFAULT.PA_", "DEFAULT.PAL", 'L'},  /* upper recorded, upper name */
+        {"Default.Pa_", "Default.PaL", 'L'},  /* mixed name: as recorded */
+        {"Default.Pa_", "Default.Pal", 'l'},
+        {"1234.56_", "1234.56L", 'L'},        /* no letters: as recorded */
+        {"1234.56_", "1234.56l", 'l'},
+        {"readme.tx_", "readme.tx1", '1'},    /* not a letter: unchanged */
+        {"EVIL._", "EVIL.", '\\'},            /* a separator is never restored */
+        {"evil._", "evil.", '/'},
+        {"SPACE.TX_", "SPACE.TX", ' '},
+        {"DEL.TX_", "DEL.TX", 0x7f},
+        {"HIGH.TX_", "HIGH.TX", 0xe9},
+        {"TAB.TX_", "TAB.TX", '\t'},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        b.data[9] = cases[i].missing;
+        trowel_ctx *ctx = trowel_ctx_new();
+        trowel_input *in;
+        trowel_status st;
+        trowel_archive *a = open_mem(ctx, &b, cases[i].file, &in, &st);
+        CHECK(a != NULL);
+        if (a)
+            CHECK_STR(trowel_archive_entry(a, 0)->name, cases[i].want);
+        trowel_archive_close(a);
+        trowel_input_close(in);
+        trowel_ctx_free(ctx);
+    }
+    free(b.data);
+}
+
 /* Name restoration follows the case of the rest of the name. */
 static void test_restored_name_follows_case_and_mscompress_convention(void)
 {
@@ -478,6 +521,7 @@ static void test_json_lists_contract_keys(void)
 TEST_MAIN(TEST(test_corpus_files_detect_restore_names_and_expand_to_published_hashes),
           TEST(test_info_names_default_pal_as_the_issue_describes),
           TEST(test_restored_name_follows_case_and_mscompress_convention),
+          TEST(test_restored_name_recases_and_refuses_separators),
           TEST(test_truncated_file_lists_but_fails_to_expand_and_verify),
           TEST(test_huge_declared_length_is_refused_before_decoding),
           TEST(test_declared_length_shorter_than_stream_is_corrupt),
