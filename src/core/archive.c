@@ -243,6 +243,9 @@ static void entry_ends(trowel_archive *a, size_t index, bool nested)
 
 trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
+    if (!out)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "no sink to read entry %zu into", index);
     if (index >= a->entry_count || !a->fmt->read_entry)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
     bool nested = entry_begins(a, index);

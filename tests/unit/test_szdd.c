@@ -176,6 +176,31 @@ static void test_restored_name_recases_and_refuses_separators(void)
     free(b.data);
 }
 
+/* A NULL sink is a usage error with a message, not a crash; the archive
+ * still reads afterwards. */
+static void test_read_entry_refuses_a_null_sink(void)
+{
+    bytes b = corpus("DEFAULT.PA_");
+    REQUIRE_INPUT(b.data != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in;
+    trowel_status st;
+    trowel_archive *a = open_mem(ctx, &b, "DEFAULT.PA_", &in, &st);
+    REQUIRE(a != NULL);
+    CHECK(trowel_archive_read_entry(a, 0, NULL) == TROWEL_ERR_USAGE);
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, "no sink to read entry 0 into");
+    trowel_sink *s;
+    REQUIRE(trowel_sink_open_null(ctx, &s) == TROWEL_OK);
+    CHECK(trowel_archive_read_entry(a, 0, s) == TROWEL_OK);
+    CHECK_EQ_U64(trowel_sink_written(s), trowel_archive_entry(a, 0)->size);
+    trowel_sink_discard(s);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    free(b.data);
+}
+
 /* Name restoration follows the case of the rest of the name. */
 static void test_restored_name_follows_case_and_mscompress_convention(void)
 {
@@ -522,6 +547,7 @@ TEST_MAIN(TEST(test_corpus_files_detect_restore_names_and_expand_to_published_ha
           TEST(test_info_names_default_pal_as_the_issue_describes),
           TEST(test_restored_name_follows_case_and_mscompress_convention),
           TEST(test_restored_name_recases_and_refuses_separators),
+          TEST(test_read_entry_refuses_a_null_sink),
           TEST(test_truncated_file_lists_but_fails_to_expand_and_verify),
           TEST(test_huge_declared_length_is_refused_before_decoding),
           TEST(test_declared_length_shorter_than_stream_is_corrupt),
