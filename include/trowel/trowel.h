@@ -16,6 +16,35 @@
  *  - Every call that can fail returns a trowel_status; on failure the
  *    context's last error names the entry and the offset where it was found.
  *  - The library never prints and never exits; warnings go to a callback.
+ *
+ * Contracts that hold for every function below unless its comment says
+ * otherwise:
+ *  - Pointer arguments must not be NULL. The functions that release
+ *    something (trowel_ctx_free, trowel_input_close, trowel_archive_close,
+ *    trowel_outdir_close, trowel_sink_discard, trowel_free) accept NULL and
+ *    then do nothing.
+ *  - A function that makes an object returns it through its last argument
+ *    (`out`): on TROWEL_OK the caller owns it and releases it with the
+ *    matching close/free function; on failure *out is set to NULL and there
+ *    is nothing to release.
+ *  - Strings and structures returned as const pointers belong to the
+ *    library: static ones (ids, descriptions, status strings) live as long
+ *    as the program; those of an object (an entry's name, an archive's
+ *    props) live until that object is closed. Never free them.
+ *  - Lifetimes nest: a context outlives everything made with it; an input
+ *    outlives the archives opened on it; an output folder outlives the
+ *    sinks it made (finish or discard them before closing it).
+ *  - A call that fails sets the context's last error (status, entry,
+ *    offset, message: trowel_ctx_last_error). After a success the last
+ *    error is unspecified: read it only when a call has failed.
+ *  - Threads: the library has no global mutable state. The registries of
+ *    formats and codecs and the functions that take no context or object
+ *    (trowel_version, trowel_status_string, trowel_path_normalize,
+ *    trowel_crc32, the trowel_format_* and trowel_codec_* look-ups) may be
+ *    called from any thread at any time. A context and every object made
+ *    with it (input, archive, sink, output folder) must be used by one
+ *    thread at a time; different contexts may work on different threads at
+ *    once.
  */
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
@@ -38,7 +67,7 @@ extern "C" {
 #define TROWEL_VERSION_PATCH 0
 #define TROWEL_VERSION_STRING "0.1.0"
 
-/* Returns the version of the library actually linked. */
+/* Returns the version of the library actually linked ("0.1.0"; static). */
 const char *trowel_version(void);
 
 /* ---------------------------------------------------------------- status */
@@ -57,7 +86,8 @@ typedef enum trowel_status {
     TROWEL_ERR_VERIFY       /* verification found at least one mismatch */
 } trowel_status;
 
-/* A short, static, lower-case description of a status. */
+/* A short, static, lower-case description of a status ("truncated data");
+ * never NULL, also for values outside the enum. */
 const char *trowel_status_string(trowel_status status);
 
 #define TROWEL_NO_OFFSET UINT64_MAX
@@ -76,12 +106,17 @@ typedef struct trowel_ctx trowel_ctx;
 
 #define TROWEL_DEFAULT_MEM_LIMIT ((uint64_t)1 << 30) /* 1 GiB */
 
-/* Returns NULL only when memory is exhausted. */
+/* A new context with the default memory limit, no callbacks and threads 0.
+ * Returns NULL only when memory is exhausted. Free it with trowel_ctx_free,
+ * after everything made with it is closed. */
 trowel_ctx *trowel_ctx_new(void);
+/* Frees the context (NULL: nothing). Objects made with it must already be
+ * closed: it does not close them. */
 void trowel_ctx_free(trowel_ctx *ctx);
 
 /* The most memory one allocation sized by file data, and all such
- * allocations alive together, may take. 0 restores the default. */
+ * allocations alive together, may take. 0 restores the default. Work past
+ * it fails with TROWEL_ERR_LIMIT. Takes effect for the next allocation. */
 void trowel_ctx_set_mem_limit(trowel_ctx *ctx, uint64_t bytes);
 uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx);
 
@@ -92,15 +127,21 @@ uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx);
 void trowel_ctx_set_threads(trowel_ctx *ctx, unsigned threads);
 unsigned trowel_ctx_threads(const trowel_ctx *ctx);
 
+/* The warning is valid only during the call; copy what you keep. */
 typedef void (*trowel_warning_fn)(void *user, const trowel_error *warning);
-/* Called for recoverable problems (a sanitised name, an ignored field). */
+/* Called for recoverable problems (a sanitised name, an ignored field),
+ * on the calling thread, with user passed back. fn NULL: no warnings. */
 void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);
 
 typedef void (*trowel_progress_fn)(void *user, uint64_t done, uint64_t total);
-/* Called now and then during long work; total is 0 when unknown. */
+/* Called now and then during long work, on the calling thread; total is 0
+ * when unknown. fn NULL: no progress reports. */
 void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user);
 
+/* The detail of the last failure on this context; owned by the context,
+ * valid until its next call that fails or clears it. Never NULL. */
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
+/* Resets the last error to TROWEL_OK, no entry, no offset, no message. */
 void trowel_ctx_clear_error(trowel_ctx *ctx);
 
 /* ----------------------------------------------------------------- input */
@@ -109,8 +150,11 @@ void trowel_ctx_clear_error(trowel_ctx *ctx);
  * modified) or a caller's memory. */
 typedef struct trowel_input trowel_input;
 
+/* Opens path for reading (TROWEL_ERR_IO when it cannot be opened). The
+ * input keeps the file open until trowel_input_close. */
 trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_input **out);
-/* The memory must outlive the input; it is not copied. */
+/* The memory must outlive the input; it is not copied. name (copied) is
+ * for messages and for formats that look at a name's extension. */
 trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t size,
                                        const char *name, trowel_input **out);
 /* Reads everything from fd (a pipe, standard input) into memory that the
@@ -118,34 +162,48 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
  * TROWEL_ERR_LIMIT. fd is left open. name is for messages. */
 trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
                                        trowel_input **out);
+/* Bytes in the input. */
 uint64_t trowel_input_size(const trowel_input *in);
+/* The path or name given when it was opened; owned by the input. */
 const char *trowel_input_name(const trowel_input *in);
+/* Closes the file (if any) and frees the input (NULL: nothing). Archives
+ * opened on it must be closed first. */
 void trowel_input_close(trowel_input *in);
 
 /* ------------------------------------------------------------------ sink */
 
 /* Where output goes. File sinks write to a temporary name beside the target
  * and rename it into place only in trowel_sink_finish, so a failure never
- * leaves a half-written file under the final name. */
+ * leaves a half-written file under the final name. Every sink opened must
+ * end in exactly one trowel_sink_finish or trowel_sink_discard, which frees
+ * it; the sink pointer is invalid afterwards. */
 typedef struct trowel_sink trowel_sink;
 
 enum {
     TROWEL_SINK_OVERWRITE = 1u << 0 /* replace an existing file */
 };
 
+/* A file sink for path; flags: TROWEL_SINK_OVERWRITE or 0. Without it an
+ * existing path is TROWEL_ERR_EXISTS. */
 trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned flags,
                                     trowel_sink **out);
-/* Writes straight to an open descriptor (stdout); finish does not close it. */
+/* Writes straight to an open descriptor (stdout); finish does not close it,
+ * and bytes already written stay written if the sink is discarded. name
+ * (copied; NULL allowed) is for messages. */
 trowel_status trowel_sink_open_fd(trowel_ctx *ctx, int fd, const char *name, trowel_sink **out);
 /* Collects the bytes in memory, within the context's memory limit. */
 trowel_status trowel_sink_open_memory(trowel_ctx *ctx, trowel_sink **out);
 /* Discards the bytes but counts them and keeps their CRC-32. */
 trowel_status trowel_sink_open_null(trowel_ctx *ctx, trowel_sink **out);
 
+/* Appends size bytes. After a failed write every later write returns the
+ * same status, and finish fails too. */
 trowel_status trowel_sink_write(trowel_sink *sink, const void *data, size_t size);
+/* Bytes written so far. */
 uint64_t trowel_sink_written(const trowel_sink *sink);
 uint32_t trowel_sink_crc32(const trowel_sink *sink); /* null sinks only; else 0 */
-/* Memory sinks: the bytes so far; valid until the next write or free. */
+/* Memory sinks: the bytes so far (owned by the sink); valid until the next
+ * write, finish or discard. Other sinks: NULL and *size 0. */
 const uint8_t *trowel_sink_data(const trowel_sink *sink, size_t *size);
 
 /* Completes the output (file sinks: flush, then rename into place) and frees
@@ -161,10 +219,16 @@ void trowel_sink_discard(trowel_sink *sink);
  * inside the folder is ever followed; outputs go through temporary names. */
 typedef struct trowel_outdir trowel_outdir;
 
+/* Opens path as the output folder, making it (and its parents) if missing.
+ * sink_flags (TROWEL_SINK_OVERWRITE or 0) apply to every sink it makes. */
 trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sink_flags,
                                  trowel_outdir **out);
-/* A file sink for an archive name inside the folder. */
+/* A file sink for an archive name inside the folder (sub-folders made as
+ * needed). An unsafe name is TROWEL_ERR_UNSAFE_PATH, an existing file
+ * without TROWEL_SINK_OVERWRITE TROWEL_ERR_EXISTS. The sink is the
+ * caller's to finish or discard, before the folder is closed. */
 trowel_status trowel_outdir_create(trowel_outdir *dir, const char *entry_name, trowel_sink **out);
+/* Frees the folder handle (NULL: nothing); files already finished stay. */
 void trowel_outdir_close(trowel_outdir *dir);
 
 /* Turns an archive name into a safe relative path: backslashes become '/',
@@ -196,6 +260,8 @@ typedef struct trowel_prop {
     unsigned hex : 1;       /* UINT: show as hex in text output */
 } trowel_prop;
 
+/* Props belong to the archive or entry they came from. props may be NULL
+ * (count 0). at: NULL past the end; find: NULL when the key is absent. */
 typedef struct trowel_props trowel_props;
 size_t trowel_props_count(const trowel_props *props);
 const trowel_prop *trowel_props_at(const trowel_props *props, size_t index);
@@ -215,6 +281,8 @@ enum {
     TROWEL_CAP_NAMES = 1u << 6     /* stores name hashes; --names recovers names */
 };
 
+/* The formats built in (static; any thread). at: NULL past the end; find:
+ * NULL for an unknown id. The accessors below return static strings. */
 size_t trowel_format_count(void);
 const trowel_format *trowel_format_at(size_t index);
 const trowel_format *trowel_format_find(const char *id);
@@ -229,7 +297,8 @@ const char *trowel_format_create_options(const trowel_format *f);
 const char *trowel_format_convert_targets(const trowel_format *f);
 
 /* Asks every format to bid for the input; the highest bid wins. Returns
- * TROWEL_ERR_UNSUPPORTED when no format recognises it. bid may be NULL. */
+ * TROWEL_ERR_UNSUPPORTED when no format recognises it. bid may be NULL.
+ * Reads the input only; *out is a static format. */
 trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_format **out, int *bid);
 
 /* --------------------------------------------------------------- entries */
@@ -251,15 +320,20 @@ typedef struct trowel_entry {
  * none; every format answers info. */
 typedef struct trowel_archive trowel_archive;
 
-/* fmt NULL: detect. The input must outlive the archive. */
+/* Parses the input's header and directory (entries are decoded only when
+ * read). fmt NULL: detect. The input must outlive the archive; the archive
+ * uses the context it was opened with. */
 trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
                                   trowel_archive **out);
+/* Frees the archive, its entries and props (NULL: nothing); not the input. */
 void trowel_archive_close(trowel_archive *a);
 
 const trowel_format *trowel_archive_format(const trowel_archive *a);
 /* Header fields: always "format" and "version"; then format-specific keys. */
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
+/* NULL past the end; owned by the archive (names may change after
+ * trowel_archive_set_names). */
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
 
 /* Formats that store only hashes of names (scenes.image): path is a text
@@ -274,13 +348,16 @@ trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *o
                                          size_t option_count);
 
 /* Streams one entry's decoded bytes into the sink (the sink is not
- * finished). Checks the entry's checksums and sizes as it goes. */
+ * finished: the caller finishes it on TROWEL_OK, discards it otherwise).
+ * Checks the entry's checksums and sizes as it goes. An index past the end
+ * or a NULL sink is TROWEL_ERR_USAGE. */
 trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out);
 
 /* One problem found by verify. */
 typedef void (*trowel_verify_fn)(void *user, const trowel_error *problem);
 /* Checks every checksum, size and offset the format has. Each problem goes
- * to fn (may be NULL); the result is TROWEL_ERR_VERIFY if there was any. */
+ * to fn (may be NULL; the problem is valid during the call only); the
+ * result is TROWEL_ERR_VERIFY if there was any. */
 trowel_status trowel_archive_verify(trowel_archive *a, trowel_verify_fn fn, void *user);
 
 /* The archive as one JSON document: what selects the parts. */
@@ -289,7 +366,8 @@ enum {
     TROWEL_JSON_ENTRIES = 1u << 1, /* "entries": [{name, size, packed_size, offset, method, ...}] */
     TROWEL_JSON_PRETTY = 1u << 2   /* indented, for people */
 };
-/* Caller frees *json_out with trowel_free. */
+/* On TROWEL_OK *json_out is NUL-terminated text the caller frees with
+ * trowel_free; on failure it is NULL. */
 trowel_status trowel_archive_to_json(trowel_archive *a, unsigned what, char **json_out);
 
 /* What `create --manifest` needs to rebuild this archive, as JSON text
@@ -314,17 +392,25 @@ typedef struct trowel_create_params {
                                    manifest's entries are read from (NULL: ".") */
 } trowel_create_params;
 
-/* The format a manifest names (so `create --manifest` needs no -t). */
+/* The format a manifest names (so `create --manifest` needs no -t); a
+ * manifest that is not JSON or names no known format fails. */
 trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *manifest_json,
                                      const trowel_format **out);
 
+/* Builds a new file of format f (one with TROWEL_CAP_CREATE) from the
+ * sources or the manifest, writing it to out; the sink is the caller's to
+ * finish (on TROWEL_OK) or discard. Every string in params is read during
+ * the call only. Bad options or sources are TROWEL_ERR_USAGE. */
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *params, trowel_sink *out);
 
 /* --------------------------------------------------------------- convert */
 
 /* Converts the input to the named target ("json", "png", ...). Every format
- * accepts "json" (its structure); others are listed per format. */
+ * accepts "json" (its structure); others are listed per format
+ * (trowel_format_convert_targets). options are "key=value" strings; an
+ * unknown key is TROWEL_ERR_USAGE, a target the format lacks
+ * TROWEL_ERR_UNSUPPORTED. The sink is the caller's to finish or discard. */
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *options, size_t option_count, trowel_sink *out);
 
@@ -332,6 +418,8 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
 
 typedef struct trowel_codec trowel_codec;
 
+/* The codecs built in (static; any thread). at: NULL past the end; find:
+ * NULL for an unknown id. */
 size_t trowel_codec_count(void);
 const trowel_codec *trowel_codec_at(size_t index);
 const trowel_codec *trowel_codec_find(const char *id);
@@ -340,8 +428,10 @@ const char *trowel_codec_description(const trowel_codec *c);
 
 #define TROWEL_SIZE_UNKNOWN UINT64_MAX
 
-/* Raw codec streams (no container header). expected_size is the decoded
- * size when known: the decoder then refuses to produce more or less. */
+/* Raw codec streams (no container header), from the whole input to the
+ * sink, which the caller then finishes or discards. expected_size is the
+ * decoded size when known (else TROWEL_SIZE_UNKNOWN): the decoder then
+ * refuses to produce more or less. */
 trowel_status trowel_codec_compress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
                                     trowel_sink *out);
 trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
@@ -349,9 +439,10 @@ trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, tr
 
 /* ------------------------------------------------------------------ misc */
 
-/* Frees memory the library handed to the caller. */
+/* Frees memory the library handed to the caller (JSON text); NULL: nothing. */
 void trowel_free(void *p);
 
+/* The CRC-32 (zlib's polynomial) of data continued from crc; start at 0. */
 uint32_t trowel_crc32(uint32_t crc, const void *data, size_t size);
 
 #if defined(TROWEL_BUILDING) && (defined(__GNUC__) || defined(__clang__))
