@@ -1,46 +1,255 @@
 #!/usr/bin/env bash
-# `make run`: makes sample files with trowel itself (and with Debian's
-# mscompress when it is there, to show the two agree), then runs trowel's
-# main job on them: formats, info, list, extract, verify, convert.
+# `make run`: shows every format family trowel supports, on sample files this
+# script makes itself (with trowel's own writers, and from bytes written here
+# the way tests/cli builds its fixtures), then prints what it made and where.
+#   SZDD          create (normal, QBasic), info, list, verify, extract, JSON;
+#                 Debian's mscompress as a peer when installed
+#   Valve         VCD scenes -> scenes.image; list (names from the sources),
+#                 decompile, merge an edited and a new scene into it, verify
+#   Cinematique   assets (font, animation, mask, sprite set, background,
+#                 sample, script, savegame) -> PNG/WAV/JSON; packed into part
+#                 files and a VOL.CNF that scummvm-tools' extract_cine reads
+#                 back when installed
+# Every step checks its result; the script stops at the first failure.
+# Usage: scripts/run-samples.sh [BUILD-DIR] (default build; samples go to
+# BUILD-DIR/samples, or to $TROWEL_SAMPLES when set: tests/cli uses that).
 set -euo pipefail
-build=${1:-build}
+trap 'echo "make run: failed at line $LINENO: $BASH_COMMAND" >&2' ERR
 here=$(cd "$(dirname "$0")/.." && pwd)
-trowel="$here/$build/trowel"
-samples="$here/$build/samples"
+build=${1:-build}
+case "$build" in /*) ;; *) build="$here/$build" ;; esac
+trowel="$build/trowel"
+samples=${TROWEL_SAMPLES:-$build/samples}
 rm -rf "$samples"
-mkdir -p "$samples/src" "$samples/out"
+mkdir -p "$samples"
+cd "$samples"
 
-show() { printf '\n$ %s\n' "$*" | sed "s|$here/||g"; "$@"; }
+show() { printf '\n$ %s\n' "$*" | sed "s|$build/||g; s|$here/||g"; "$@"; }
+section() { printf '\n==== %s\n' "$*"; }
+# made FILE... : remembers outputs for the summary at the end.
+summary=()
+made() { for f in "$@"; do summary+=("$f"); done; }
+zeros() { head -c "$1" /dev/zero; }
+# repeat N BYTES: the printf escapes in BYTES, N times.
+# shellcheck disable=SC2059 # BYTES is a format of escapes on purpose
+repeat() { local i; for ((i = 0; i < $1; i++)); do printf "$2"; done; }
 
-# Sources: the project's own text and a deterministic binary table.
-cat "$here"/docs/*.md "$here"/src/core/*.c > "$samples/src/MANUAL.TXT"
+# ---------------------------------------------------------------- SZDD
+section "Trespasser / MS COMPRESS: SZDD"
+mkdir -p szdd/src szdd/out
+cat "$here"/docs/*.md "$here"/src/core/*.c >szdd/src/MANUAL.TXT
 LC_ALL=C awk 'BEGIN { srand(7); for (i = 0; i < 20000; i++)
-  printf "%c", (i % 97 < 60) ? 65 + int(rand() * 4) : i % 256 }' > "$samples/src/TABLE.DAT"
-
-show "$trowel" create -t szdd -o "$samples/MANUAL.TX_" -C "$samples/src" MANUAL.TXT
-show "$trowel" create -t szdd -O variant=qbasic -o "$samples/TABLE.DA_" -C "$samples/src" TABLE.DAT
+  printf "%c", (i % 97 < 60) ? 65 + int(rand() * 4) : i % 256 }' >szdd/src/TABLE.DAT
+show "$trowel" formats --ids
+show "$trowel" create -t szdd -o szdd/MANUAL.TX_ -C szdd/src MANUAL.TXT
+show "$trowel" create -t szdd -O variant=qbasic -o szdd/TABLE.DA_ -C szdd/src TABLE.DAT
 if command -v mscompress >/dev/null; then
-  cp "$samples/src/TABLE.DAT" "$samples/peer.dat"
-  (cd "$samples" && mscompress peer.dat && rm peer.dat)   # makes peer.dat_
+  cp szdd/src/TABLE.DAT szdd/peer.dat
+  (cd szdd && mscompress peer.dat && rm peer.dat) # makes peer.dat_
+fi
+show "$trowel" info szdd/*_
+show "$trowel" list -l szdd/MANUAL.TX_
+show "$trowel" verify szdd/*_
+show "$trowel" extract -C szdd/out szdd/MANUAL.TX_
+show "$trowel" extract -C szdd/out szdd/TABLE.DA_
+show "$trowel" convert szdd/MANUAL.TX_ -o szdd/MANUAL.json
+cmp szdd/out/MANUAL.TXT szdd/src/MANUAL.TXT
+# A QBasic header records no missing character: the name comes back as TABLE.DA.
+cmp "szdd/out/$("$trowel" list szdd/TABLE.DA_)" szdd/src/TABLE.DAT
+if [ -f szdd/peer.dat_ ]; then
+  show "$trowel" extract -C szdd/out/peer szdd/peer.dat_
+  cmp szdd/out/peer/peer.dat szdd/src/TABLE.DAT
+  made szdd/peer.dat_
+fi
+made szdd/MANUAL.TX_ szdd/TABLE.DA_ szdd/MANUAL.json szdd/out/MANUAL.TXT
+
+# --------------------------------------------------------------- Valve
+section "Valve Source: choreography scenes and scenes.image"
+mkdir -p valve/game/scenes/chapter1 valve/edit/scenes/chapter1
+# scene ACTOR SOUND START END: a text VCD with one speak event.
+scene() {
+  cat <<EOF
+// Choreo version 1
+actor "$1"
+{
+  channel "audio"
+  {
+    event speak "$2"
+    {
+      time $3 $4
+      param "$2"
+      fixedlength
+      cctype "cc_master"
+      cctoken ""
+    }
+  }
+}
+fps 60
+snap off
+EOF
+}
+scene Alyx alyx.hello 0.500000 2.250000 >valve/game/scenes/intro.vcd
+scene Barney barney.gotcha 0.000000 1.500000 >valve/game/scenes/chapter1/gate.vcd
+scene Kleiner kleiner.welcome 1.000000 4.000000 >valve/game/scenes/chapter1/lab.vcd
+show "$trowel" info valve/game/scenes/intro.vcd
+show "$trowel" convert valve/game/scenes/intro.vcd -o valve/intro.bvcd
+show "$trowel" convert valve/intro.bvcd --to json-full -o valve/intro.json
+show "$trowel" create -t vsif -o valve/scenes.image -C valve/game scenes
+show "$trowel" info valve/scenes.image
+show "$trowel" list -l valve/scenes.image
+show "$trowel" list -l --names valve/game valve/scenes.image
+show "$trowel" extract --names valve/game -C valve/decompiled valve/scenes.image
+[ -f valve/decompiled/scenes/chapter1/lab.vcd ]
+# Merge: one scene edited (a longer line), one new, the rest kept from the base.
+scene Kleiner kleiner.welcome_long 1.000000 6.500000 >valve/edit/scenes/chapter1/lab.vcd
+scene Alyx alyx.bye 0.000000 1.250000 >valve/edit/scenes/outro.vcd
+show "$trowel" create -t vsif -O base=valve/scenes.image -o valve/merged.image -C valve/edit scenes
+# --names takes a folder of sources or a list of names, one a line.
+printf 'scenes/%s\n' intro.vcd outro.vcd chapter1/gate.vcd chapter1/lab.vcd >valve/names.txt
+show "$trowel" list -l --names valve/names.txt valve/merged.image
+show "$trowel" verify valve/merged.image
+show "$trowel" extract --names valve/names.txt -C valve/merged valve/merged.image
+grep -q kleiner.welcome_long valve/merged/scenes/chapter1/lab.vcd
+show "$trowel" convert valve/merged.image -o valve/merged.json
+made valve/intro.bvcd valve/intro.json valve/scenes.image valve/decompiled/scenes \
+  valve/merged.image valve/merged/scenes valve/merged.json
+
+# --------------------------------------------------------- Cinematique
+section "Delphine Cinematique: assets to PNG, WAV and JSON"
+mkdir -p cine/assets cine/png cine/wav cine/json
+cd cine/assets
+# TEXTE.DAT: 78 glyphs of 16 x 8 (64 bytes each: four planes of 2 bytes a row);
+# every glyph a box of colour 1..15 with a dot in colour 15.
+{
+  printf '\x00\x08\x02\x70'
+  for ((g = 0; g < 78; g++)); do
+    c=$((g % 15 + 1))
+    for ((row = 0; row < 8; row++)); do
+      for ((plane = 0; plane < 4; plane++)); do
+        if (((c >> plane) & 1)); then
+          if ((row == 0 || row == 7)); then printf '\xff\xfe'; else printf '\x80\x02'; fi
+        elif ((row == 3)); then printf '\x10\x00'
+        else printf '\x00\x00'; fi
+      done
+    done
+  done
+} >TEXTE.DAT
+# WALK.ANI: 16 x 4 pixels, 3 frames (a bar moving down a row each frame).
+{
+  printf 'ANIM\x00\x08\x00\x04\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00'
+  for f in 0 1 2; do
+    for row in 0 1 2 3; do
+      if [ "$row" = "$f" ]; then printf '\xff\xff\x00\x00\xff\xff\x00\x00'; else zeros 8; fi
+    done
+  done
+} >WALK.ANI
+# DOOR.MSK: 16 x 4 pixels, 1 frame, a frame of set bits.
+{ printf 'MASK\x00\x02\x00\x04\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00'
+  printf '\xff\xff\x80\x01\x80\x01\xff\xff'; } >DOOR.MSK
+# ROBOT.SET: one four-plane frame of 16 x 1 pixels.
+{ printf 'SET\x00\x00\x01\x00\x00\x00\x00\x00\x08\x00\x01\x00\x04\x00\x00\x00\x00\x00\x00'
+  printf '\xf0\x0f\xcc\x33\xaa\x55\xff\x00'; } >ROBOT.SET
+# ROOM.PI1: an Atari ST low-resolution picture, 16 colours in stripes.
+{
+  printf '\x00\x00'
+  printf '\x00\x00\x07\x00\x07\x70\x00\x70\x00\x77\x00\x07\x07\x07\x07\x77'
+  printf '\x03\x00\x03\x30\x00\x30\x00\x33\x00\x03\x03\x03\x04\x44\x02\x22'
+  repeat 4000 '\xff\x00\x0f\xf0\x33\xcc\x55\xaa'
+} >ROOM.PI1
+# BOOM.AMI: a short signed 8-bit decaying square wave.
+for ((i = 0; i < 64; i++)); do
+  a=$((100 - i)); printf "\\x$(printf %02x "$a")%.0s" 1 2 3 4
+  printf "\\x$(printf %02x $((256 - a)))%.0s" 1 2 3 4
+done >BOOM.AMI
+# AUTO00.PRC: two scripts of 3 and 1 bytes.
+printf '\x00\x02\x00\x03\x00\x01\xaa\xbb\xcc\xdd' >AUTO00.PRC
+# FW.SAV: a Future Wars savegame (part PART01, 30-byte animation entries).
+{
+  printf '\x00\x01PART01'; zeros $((0x5F - 8))
+  printf '\x00\xff\x00\x20'; zeros $((0x2315 - 0x63))
+  zeros $((255 * 30 + 12)); printf '\x00\x00\x00\x00'
+} >FW.SAV
+cd "$samples"
+for f in TEXTE.DAT WALK.ANI DOOR.MSK ROBOT.SET ROOM.PI1 BOOM.AMI AUTO00.PRC FW.SAV; do
+  show "$trowel" info "cine/assets/$f"
+done
+show "$trowel" convert cine/assets/TEXTE.DAT -o cine/png/font.png
+show "$trowel" convert cine/assets/TEXTE.DAT --to glyphmap -o cine/json/font-glyphs.json
+show "$trowel" convert cine/assets/WALK.ANI -o cine/png/walk.png
+show "$trowel" convert cine/assets/WALK.ANI -O frame=1 -o cine/png/walk-frame1.png
+show "$trowel" convert cine/assets/DOOR.MSK -o cine/png/door.png
+show "$trowel" convert cine/assets/ROBOT.SET -o cine/png/robot.png
+show "$trowel" convert cine/assets/ROOM.PI1 -o cine/png/room.png
+show "$trowel" convert cine/assets/BOOM.AMI -O rate=11025 -o cine/wav/boom.wav
+show "$trowel" convert cine/assets/AUTO00.PRC -o cine/json/auto00.json
+show "$trowel" convert cine/assets/FW.SAV --to savejson -o cine/json/fw-save.json
+show "$trowel" create -t cine-save -o cine/FW-again.SAV cine/json/fw-save.json
+cmp cine/FW-again.SAV cine/assets/FW.SAV
+for f in cine/png/*.png; do [ "$(head -c 4 "$f" | tail -c 3)" = PNG ]; done
+[ "$(head -c 4 cine/wav/boom.wav)" = RIFF ]
+made cine/png/*.png cine/wav/boom.wav cine/json/*.json
+
+section "Delphine Cinematique: part files, VOL.CNF, and extract_cine"
+mkdir -p cine/vol
+show "$trowel" create -t cine-part -o cine/vol/PART01 -C cine/assets TEXTE.DAT WALK.ANI \
+  DOOR.MSK ROBOT.SET ROOM.PI1 AUTO00.PRC
+show "$trowel" create -t cine-part -o cine/vol/SOUNDS -C cine/assets BOOM.AMI FW.SAV
+show "$trowel" list -l cine/vol/PART01
+show "$trowel" verify cine/vol/PART01 cine/vol/SOUNDS
+show "$trowel" create -t cine-volcnf -o cine/vol/VOL.CNF -C cine/vol PART01 SOUNDS
+show "$trowel" list -l cine/vol/VOL.CNF
+show "$trowel" extract -C cine/unpacked cine/vol/VOL.CNF
+cmp cine/unpacked/PART01/ROOM.PI1 cine/assets/ROOM.PI1
+cmp cine/unpacked/SOUNDS/BOOM.AMI cine/assets/BOOM.AMI
+made cine/vol/PART01 cine/vol/SOUNDS cine/vol/VOL.CNF cine/unpacked
+
+extract_cine=$(command -v scummvm-tools-cli || true)
+[ -z "$extract_cine" ] && [ -x /usr/games/scummvm-tools-cli ] && extract_cine=/usr/games/scummvm-tools-cli
+peer_note="scummvm-tools not installed: extract_cine did not check the part files"
+if [ -n "$extract_cine" ]; then
+  # extract_cine reads a part file, or VOL.CNF (by that name) with the volumes
+  # in the current folder.
+  mkdir -p cine/extract_cine/part cine/extract_cine/vol
+  printf '\n$ scummvm-tools-cli --tool extract_cine -o cine/extract_cine/part cine/vol/PART01\n'
+  "$extract_cine" --tool extract_cine -o cine/extract_cine/part cine/vol/PART01 \
+    >cine/extract_cine/part.log 2>&1
+  printf '%s entries unpacked, ok\n' "$(grep -c '^ok' cine/extract_cine/part.log)"
+  [ "$(grep -c '^ok' cine/extract_cine/part.log)" = 6 ]
+  printf '\n$ (cd cine/vol && scummvm-tools-cli --tool extract_cine -o ../extract_cine/vol VOL.CNF)\n'
+  (cd cine/vol && "$extract_cine" --tool extract_cine -o ../extract_cine/vol VOL.CNF) \
+    >cine/extract_cine/vol.log 2>&1
+  printf '%s entries unpacked, ok\n' "$(grep -c '^ok' cine/extract_cine/vol.log)"
+  [ "$(grep -c '^ok' cine/extract_cine/vol.log)" = 8 ]
+  if grep -i 'error' cine/extract_cine/part.log cine/extract_cine/vol.log; then
+    echo "make run: extract_cine reported an error" >&2
+    exit 1
+  fi
+  for f in TEXTE.DAT WALK.ANI DOOR.MSK ROBOT.SET ROOM.PI1 AUTO00.PRC; do
+    cmp "cine/extract_cine/part/$f" "cine/assets/$f"
+    cmp "cine/extract_cine/vol/$f" "cine/assets/$f"
+  done
+  cmp cine/extract_cine/vol/BOOM.AMI cine/assets/BOOM.AMI
+  cmp cine/extract_cine/vol/FW.SAV cine/assets/FW.SAV
+  peer_note="extract_cine ($extract_cine) read PART01 and VOL.CNF back: every file identical"
+  made cine/extract_cine
 fi
 
-show "$trowel" formats
-show "$trowel" info "$samples"/*_
-show "$trowel" list -l "$samples/MANUAL.TX_"
-show "$trowel" list --json "$samples/TABLE.DA_"
-show "$trowel" verify "$samples"/*_
-show "$trowel" extract -C "$samples/out" "$samples/MANUAL.TX_"
-show "$trowel" extract -C "$samples/out" "$samples/TABLE.DA_"
-show "$trowel" convert "$samples/MANUAL.TX_" --to json
-if [ -f "$samples/peer.dat_" ]; then
-  show "$trowel" extract -C "$samples/out/peer" "$samples/peer.dat_"
-  cmp "$samples/out/peer/peer.dat" "$samples/src/TABLE.DAT"
-fi
-cmp "$samples/out/MANUAL.TXT" "$samples/src/MANUAL.TXT"
-# A QBasic header records no missing character: the name comes back as TABLE.DA.
-cmp "$samples/out/$("$trowel" list "$samples/TABLE.DA_")" "$samples/src/TABLE.DAT"
-printf '\nsizes: MANUAL.TXT %s -> MANUAL.TX_ %s bytes' \
-  "$(stat -c %s "$samples/src/MANUAL.TXT")" "$(stat -c %s "$samples/MANUAL.TX_")"
-[ -f "$samples/peer.dat_" ] && printf ' (TABLE.DAT: trowel %s, mscompress %s)' \
-  "$(stat -c %s "$samples/TABLE.DA_")" "$(stat -c %s "$samples/peer.dat_")"
-printf '\nall samples extracted back to identical bytes (%s)\n' "${samples#$here/}"
+# -------------------------------------------------------------- summary
+section "Summary"
+printf 'Samples made in %s:\n' "${samples#"$here"/}"
+for f in "${summary[@]}"; do
+  if [ -d "$f" ]; then
+    printf '  %-34s %s files\n' "$f/" "$(find "$f" -type f | wc -l | tr -d ' ')"
+  else
+    printf '  %-34s %8s bytes\n' "$f" "$(stat -c %s "$f")"
+  fi
+done
+printf 'SZDD: MANUAL.TXT %s -> MANUAL.TX_ %s bytes' \
+  "$(stat -c %s szdd/src/MANUAL.TXT)" "$(stat -c %s szdd/MANUAL.TX_)"
+[ -f szdd/peer.dat_ ] && printf ' (TABLE.DAT: trowel %s, mscompress %s)' \
+  "$(stat -c %s szdd/TABLE.DA_)" "$(stat -c %s szdd/peer.dat_)"
+printf '\nValve: 3 scenes compiled into scenes.image, decompiled, 1 edited + 1 new merged (%s scenes)\n' \
+  "$("$trowel" list valve/merged.image | wc -l | tr -d ' ')"
+printf 'Cinematique: 8 assets converted to PNG/WAV/JSON, packed into 2 part files and VOL.CNF\n'
+printf '%s\n' "$peer_note"
+printf 'Every sample read back to identical bytes.\n'

@@ -18,7 +18,7 @@ awk '/^## Using the library/ { section = 1; next }
 assert_contains "the README has a C example with a main" "$(cat unpack.c)" "int main("
 
 sanitize_flags=()
-[ "${TROWEL_SANITIZE:-OFF}" = ON ] && sanitize_flags=(-fsanitize=address,undefined -fno-sanitize-recover=all)
+[ "${TROWEL_SANITIZE:-OFF}" = ON ] && sanitize_flags=("-fsanitize=address,undefined" -fno-sanitize-recover=all)
 run "$CC" -std=c17 -Wall -Wextra -Wpedantic -Werror -g "${sanitize_flags[@]}" \
     -I"$TROWEL_SOURCE/include" unpack.c -o unpack \
     "$TROWEL_SHARED_LIB" -Wl,-rpath,"$(dirname "$TROWEL_SHARED_LIB")"
