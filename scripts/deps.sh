@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Checks the Debian packages trowel needs and installs the missing ones.
 #   scripts/deps.sh build   compiler, CMake, libraries (what `make` needs)
-#   scripts/deps.sh test    build + the peers the tests cross-check against
-#   scripts/deps.sh ci      test + clang/libFuzzer and valgrind (sanitizers, fuzzing)
+#   scripts/deps.sh test    build + the peers the tests cross-check against, python3-pil
+#                           (PNG pixels) and valgrind (the README example test)
+#   scripts/deps.sh ci      test + clang/libFuzzer (sanitizers, fuzzing)
 #   scripts/deps.sh bench   test + hyperfine
 # Installs with apt-get as root, or through sudo; says what to run otherwise.
 set -euo pipefail
 
 level=${1:-build}
 build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
-test=(libmspack-dev mscompress xz-utils python3 scummvm-tools)
-ci=(clang libclang-rt-dev valgrind)
+test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools)
+ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
 
 want=("${build[@]}")
