@@ -19,6 +19,9 @@ typedef struct cli_session {
     bool verbose;
     const char *file;      /* the file warnings name; NULL: none */
     cli_progress progress; /* user pointer of the progress callback */
+    /* Standard output on a terminal without --force: the bytes are held
+     * here and shown only if they turn out to be text (cli_close_output). */
+    trowel_sink *held_stdout;
 } cli_session;
 
 typedef struct cli_command {
@@ -65,13 +68,21 @@ int cli_forced_format(const cli_session *s, const cli_args *args, const trowel_f
 /* A format by id; unknown ids are a usage error listing the known ones. */
 int cli_find_format(const char *verb, const char *id, const trowel_format **out);
 
+#define CLI_STDIN_NAME "(standard input)"
+#define CLI_STDOUT_NAME "(standard output)"
+
+/* The name messages use for a file operand: "(standard input)" for "-". */
+const char *cli_display_name(const char *path);
+bool cli_is_stdin(const char *path);
+
 /* An opened file and its archive. */
 typedef struct cli_opened {
     trowel_input *in;
     trowel_archive *a;
 } cli_opened;
 
-/* Opens path and its archive (fmt NULL: detect). Reports failures itself
+/* Opens path ("-": standard input, read whole within the memory limit) and
+ * its archive (fmt NULL: detect). Reports failures itself
  * and returns 0 or an exit status. */
 int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
                      cli_opened *out);
@@ -84,7 +95,9 @@ int cli_apply_names(cli_session *s, const char *path, trowel_archive *a, const c
 int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
                            const cli_args *args);
 
-/* Opens an output: a file sink for path, or stdout for NULL or "-". */
+/* Opens an output: a file sink for path, or stdout for NULL or "-". On a
+ * terminal, without force, standard output is held until cli_close_output,
+ * which shows it only when it is text: binary data is refused there. */
 int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out);
 /* Finishes the sink, or discards it when status is not OK. Returns the
  * exit status for the pair (reporting a failure to finish). */
