@@ -172,11 +172,30 @@ json_object *cli_json_with_file(json_object *o, const char *path)
     return out;
 }
 
+/* A stable word for each status, for programs reading the JSON. */
+static const char *status_id(trowel_status st)
+{
+    switch (st) {
+    case TROWEL_OK: return "ok";
+    case TROWEL_ERR_IO: return "io";
+    case TROWEL_ERR_TRUNCATED: return "truncated";
+    case TROWEL_ERR_CORRUPT: return "corrupt";
+    case TROWEL_ERR_UNSUPPORTED: return "unsupported";
+    case TROWEL_ERR_LIMIT: return "limit";
+    case TROWEL_ERR_NOMEM: return "nomem";
+    case TROWEL_ERR_UNSAFE_PATH: return "unsafe_path";
+    case TROWEL_ERR_EXISTS: return "exists";
+    case TROWEL_ERR_USAGE: return "usage";
+    case TROWEL_ERR_VERIFY: return "verify";
+    }
+    return "io";
+}
+
 json_object *cli_json_error(const trowel_error *e)
 {
     trowel_status st = e->status == TROWEL_OK ? TROWEL_ERR_IO : e->status;
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "status", json_object_new_string(trowel_status_string(st)));
+    json_object_object_add(o, "status", json_object_new_string(status_id(st)));
     json_object_object_add(
         o, "message", json_object_new_string(e->message[0] ? e->message : trowel_status_string(st)));
     if (e->entry[0])
