@@ -30,6 +30,8 @@ typedef struct cli_command {
     const char *summary;     /* one line for 'trowel --help' */
     const char *description; /* paragraphs for 'trowel VERB --help' */
     const cli_option *options;
+    /* Optional: more help after the options (lists taken from the library). */
+    void (*more_help)(FILE *f);
     /* Runs with parsed arguments in an open session; returns the exit status. */
     int (*run)(const cli_args *args, cli_session *s);
 } cli_command;
@@ -111,6 +113,18 @@ bool cli_word_in_list(const char *list, const char *word, size_t len);
 bool cli_known_target(const char *target);
 /* Prints those targets, each once, "json" first, sep between them. */
 void cli_list_targets(FILE *f, const char *sep);
+
+/* Which of a format's -O options to show. */
+typedef enum cli_option_kind { CLI_READ_OPTIONS, CLI_CONVERT_OPTIONS } cli_option_kind;
+/* True when the format has options of that kind. */
+bool cli_format_has_options(const trowel_format *f, cli_option_kind kind);
+/* Prints them, one "KEY=VALUE: help (targets)" line each, the first after
+ * first (a label), the others after indent. */
+void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind kind,
+                              const char *first, const char *indent);
+/* "FORMAT, FORMAT:" and their options, for every list of such options
+ * (formats with the same list share a paragraph). */
+void cli_print_all_options(FILE *f, cli_option_kind kind);
 
 /* Reads all of fd (named name in errors) into memory, NUL-terminated,
  * refusing more than the session's memory limit. Returns 0 or an exit

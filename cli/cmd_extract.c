@@ -308,6 +308,12 @@ static int run_extract(const cli_args *args, cli_session *s)
     return rc;
 }
 
+static void extract_help(FILE *f)
+{
+    fputs("\nReading options (-O KEY=VALUE), by format:\n", f);
+    cli_print_all_options(f, CLI_READ_OPTIONS);
+}
+
 static const cli_option extract_options[] = {
     {OPT_DIRECTORY, 'C', "directory", "DIR", "write under DIR (default: the current folder)"},
     {OPT_FORCE, 'f', "force", NULL,
@@ -340,5 +346,6 @@ const cli_command cli_cmd_extract = {
         "are reported and the others still extracted.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
+    .more_help = extract_help,
     .run = run_extract,
 };

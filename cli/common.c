@@ -309,6 +309,78 @@ void cli_list_targets(FILE *f, const char *sep)
     }
 }
 
+/* ------------------------------------------------------- format options */
+
+static bool kind_matches(const trowel_option_info *o, cli_option_kind kind)
+{
+    return (kind == CLI_READ_OPTIONS) == (o->targets == NULL);
+}
+
+bool cli_format_has_options(const trowel_format *f, cli_option_kind kind)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
+        if (kind_matches(o, kind))
+            return true;
+    return false;
+}
+
+void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind kind,
+                              const char *first, const char *indent)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(fmt, i)) != NULL; i++) {
+        if (!kind_matches(o, kind))
+            continue;
+        fprintf(f, "%s%s=%s: %s", first, o->key, o->value, o->help);
+        first = indent;
+        if (o->targets)
+            fprintf(f, " (%s)", o->targets);
+        fputc('\n', f);
+    }
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* True when two formats have the same options of that kind. */
+static bool same_options(const trowel_format *a, const trowel_format *b, cli_option_kind kind)
+{
+    const trowel_option_info *x = NULL, *y = NULL;
+    for (size_t i = 0, j = 0;; i++, j++) {
+        while ((x = trowel_format_option_at(a, i)) && !kind_matches(x, kind))
+            i++;
+        while ((y = trowel_format_option_at(b, j)) && !kind_matches(y, kind))
+            j++;
+        if (!x || !y)
+            return x == y;
+        if (!same_text(x->key, y->key) || !same_text(x->value, y->value) ||
+            !same_text(x->help, y->help) || !same_text(x->targets, y->targets))
+            return false;
+    }
+}
+
+void cli_print_all_options(FILE *f, cli_option_kind kind)
+{
+    size_t n = trowel_format_count();
+    for (size_t i = 0; i < n; i++) {
+        const trowel_format *fmt = trowel_format_at(i);
+        bool shown = !cli_format_has_options(fmt, kind);
+        for (size_t k = 0; k < i && !shown; k++)
+            shown = same_options(trowel_format_at(k), fmt, kind);
+        if (shown)
+            continue;
+        fprintf(f, "  %s", trowel_format_id(fmt));
+        for (size_t k = i + 1; k < n; k++)
+            if (same_options(trowel_format_at(k), fmt, kind))
+                fprintf(f, ", %s", trowel_format_id(trowel_format_at(k)));
+        fputs(":\n", f);
+        cli_print_format_options(f, fmt, kind, "    ", "    ");
+    }
+}
+
 /* ---------------------------------------------------------------- reading */
 
 static int read_error(const char *name, const char *what)
