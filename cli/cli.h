@@ -27,7 +27,7 @@ typedef struct cli_session {
 typedef struct cli_command {
     const char *name;
     const char *synopsis;    /* usage after "trowel " */
-    const char *summary;     /* one line for 'trowel --help' */
+    const char *summary;     /* one line for 'trowel --help'; NULL: hidden */
     const char *description; /* paragraphs for 'trowel VERB --help' */
     const cli_option *options;
     /* Optional: more help after the options (lists taken from the library). */
@@ -45,6 +45,11 @@ extern const cli_command cli_cmd_verify;
 extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_compress;
 extern const cli_command cli_cmd_decompress;
+extern const cli_command cli_cmd_completion;
+
+/* Every command, in the order help lists them (main.c). */
+extern const cli_command *const cli_commands[];
+extern const size_t cli_command_count;
 
 /* --------------------------------------------------------------- session */
 
