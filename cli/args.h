@@ -34,7 +34,9 @@ typedef enum cli_opt_id {
     OPT_IDS,
     OPT_CODEC_IDS,
     OPT_TARGET_IDS,
-    OPT_RAW
+    OPT_RAW,
+    OPT_SKIP_EXISTING,
+    OPT_STDOUT
 } cli_opt_id;
 
 typedef struct cli_option {

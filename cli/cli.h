@@ -19,14 +19,19 @@ typedef struct cli_session {
     bool verbose;
     const char *file;      /* the file warnings name; NULL: none */
     cli_progress progress; /* user pointer of the progress callback */
+    /* Standard output on a terminal without --force: the bytes are held
+     * here and shown only if they turn out to be text (cli_close_output). */
+    trowel_sink *held_stdout;
 } cli_session;
 
 typedef struct cli_command {
     const char *name;
     const char *synopsis;    /* usage after "trowel " */
-    const char *summary;     /* one line for 'trowel --help' */
+    const char *summary;     /* one line for 'trowel --help'; NULL: hidden */
     const char *description; /* paragraphs for 'trowel VERB --help' */
     const cli_option *options;
+    /* Optional: more help after the options (lists taken from the library). */
+    void (*more_help)(FILE *f);
     /* Runs with parsed arguments in an open session; returns the exit status. */
     int (*run)(const cli_args *args, cli_session *s);
 } cli_command;
@@ -40,6 +45,11 @@ extern const cli_command cli_cmd_verify;
 extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_compress;
 extern const cli_command cli_cmd_decompress;
+extern const cli_command cli_cmd_completion;
+
+/* Every command, in the order help lists them (main.c). */
+extern const cli_command *const cli_commands[];
+extern const size_t cli_command_count;
 
 /* --------------------------------------------------------------- session */
 
@@ -65,13 +75,21 @@ int cli_forced_format(const cli_session *s, const cli_args *args, const trowel_f
 /* A format by id; unknown ids are a usage error listing the known ones. */
 int cli_find_format(const char *verb, const char *id, const trowel_format **out);
 
+#define CLI_STDIN_NAME "(standard input)"
+#define CLI_STDOUT_NAME "(standard output)"
+
+/* The name messages use for a file operand: "(standard input)" for "-". */
+const char *cli_display_name(const char *path);
+bool cli_is_stdin(const char *path);
+
 /* An opened file and its archive. */
 typedef struct cli_opened {
     trowel_input *in;
     trowel_archive *a;
 } cli_opened;
 
-/* Opens path and its archive (fmt NULL: detect). Reports failures itself
+/* Opens path ("-": standard input, read whole within the memory limit) and
+ * its archive (fmt NULL: detect). Reports failures itself
  * and returns 0 or an exit status. */
 int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
                      cli_opened *out);
@@ -84,7 +102,9 @@ int cli_apply_names(cli_session *s, const char *path, trowel_archive *a, const c
 int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
                            const cli_args *args);
 
-/* Opens an output: a file sink for path, or stdout for NULL or "-". */
+/* Opens an output: a file sink for path, or stdout for NULL or "-". On a
+ * terminal, without force, standard output is held until cli_close_output,
+ * which shows it only when it is text: binary data is refused there. */
 int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out);
 /* Finishes the sink, or discards it when status is not OK. Returns the
  * exit status for the pair (reporting a failure to finish). */
@@ -98,6 +118,18 @@ bool cli_word_in_list(const char *list, const char *word, size_t len);
 bool cli_known_target(const char *target);
 /* Prints those targets, each once, "json" first, sep between them. */
 void cli_list_targets(FILE *f, const char *sep);
+
+/* Which of a format's -O options to show. */
+typedef enum cli_option_kind { CLI_READ_OPTIONS, CLI_CONVERT_OPTIONS } cli_option_kind;
+/* True when the format has options of that kind. */
+bool cli_format_has_options(const trowel_format *f, cli_option_kind kind);
+/* Prints them, one "KEY=VALUE: help (targets)" line each, the first after
+ * first (a label), the others after indent. */
+void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind kind,
+                              const char *first, const char *indent);
+/* "FORMAT, FORMAT:" and their options, for every list of such options
+ * (formats with the same list share a paragraph). */
+void cli_print_all_options(FILE *f, cli_option_kind kind);
 
 /* Reads all of fd (named name in errors) into memory, NUL-terminated,
  * refusing more than the session's memory limit. Returns 0 or an exit

@@ -119,7 +119,7 @@ static int run_decompress(const cli_args *args, cli_session *s)
 static const cli_option compress_options[] = {
     {OPT_CODEC, 'c', "codec", "CODEC", "the codec (see 'trowel formats')"},
     {OPT_OUTPUT, 'o', "output", "OUT", "write to OUT (default, or '-': standard output)"},
-    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT if it exists"},
+    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
@@ -127,7 +127,7 @@ static const cli_option decompress_options[] = {
     {OPT_CODEC, 'c', "codec", "CODEC", "the codec (see 'trowel formats')"},
     {OPT_OUTPUT, 'o', "output", "OUT", "write to OUT (default, or '-': standard output)"},
     {OPT_SIZE, 0, "size", "N", "the decoded size, when known: exactly N bytes must come out"},
-    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT if it exists"},
+    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 

@@ -89,23 +89,34 @@ static int run_convert(const cli_args *args, cli_session *s)
     return rc;
 }
 
+static void convert_help(FILE *f)
+{
+    fputs("\nTargets: ", f);
+    cli_list_targets(f, ", ");
+    fputs(" (what each format converts to: 'trowel formats').\n"
+          "\nConvert options (-O KEY=VALUE), by format and the targets they apply to:\n", f);
+    cli_print_all_options(f, CLI_CONVERT_OPTIONS);
+}
+
 static const cli_option convert_options[] = {
     {OPT_OUTPUT, 'o', "output", "OUT", "write to OUT (default, or '-': standard output)"},
     {OPT_TO, 0, "to", "TARGET", "what to convert to (default: OUT's extension, else json)"},
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a conversion option (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
-    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT if it exists"},
+    {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_convert = {
     .name = "convert",
     .synopsis = "convert INPUT [-o OUT] [--to TARGET] [-O KEY=VALUE]... [-t FORMAT]",
-    .summary = "convert a file to JSON or to a common format (png, gif, obj, wav, vcd...)",
+    .summary = "convert a file to JSON or to a common format (png, wav, vcd...)",
     .description =
-        "Convert INPUT to TARGET: json (its structure, for every format) or what\n"
-        "its format lists in 'trowel formats'. Without --to, the target is OUT's\n"
-        "extension when that names a target, else json.",
+        "Convert INPUT ('-': standard input) to TARGET: json (its structure, for\n"
+        "every format) or what its format lists in 'trowel formats'. Without\n"
+        "--to, the target is OUT's extension when that names a target, else\n"
+        "json. Binary output is not written to a terminal unless --force.",
     .options = convert_options,
+    .more_help = convert_help,
     .run = run_convert,
 };

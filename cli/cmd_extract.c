@@ -1,13 +1,14 @@
 /*
- * trowel extract ARCHIVE [-C DIR] [--force] [--manifest M.json]
- *                [--names LIST] [PATTERN...]
- * Writes every entry (or those matching a PATTERN) under DIR through the
- * library's safe output folder: checked names, temporary files renamed when
- * complete, nothing overwritten without --force, never the archive itself.
+ * trowel extract ARCHIVE... [-C DIR] [--force|--skip-existing] [--stdout]
+ *                [--manifest M.json] [--names LIST] [PATTERN...]
+ * Writes every entry (or those matching a PATTERN) of each ARCHIVE under DIR
+ * through the library's safe output folder: checked names, temporary files
+ * renamed when complete, nothing overwritten without --force, never the
+ * archive itself. Existing files are counted and told about once. With
+ * --stdout the entries go to standard output, one after the other.
  */
-#include "cli.h"
+#include "batch.h"
 
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,9 +21,10 @@ typedef struct extract_job {
     trowel_outdir *dir;
     struct stat archive_st; /* so that no entry is ever written onto it */
     bool force;             /* without it the sink refuses any existing file */
-    const char *const *patterns;
-    size_t pattern_count;
-    bool *pattern_used;
+    bool skip_existing;     /* existing files are skipped, not failures */
+    cli_patterns *patterns; /* shared by the archives of the batch */
+    trowel_sink *to_stdout; /* --stdout: every entry goes here */
+    size_t existing;        /* entries not written because their file exists */
 } extract_job;
 
 /* ------------------------------------------------------------- checking */
@@ -52,16 +54,6 @@ static int refuse_input(const extract_job *j, const char *name)
     return CLI_EXIT_FAILURE;
 }
 
-/* True when the entry is wanted: no patterns, or one matches (marked used). */
-static bool wanted(extract_job *j, const char *name)
-{
-    bool any = j->pattern_count == 0;
-    for (size_t i = 0; i < j->pattern_count; i++)
-        if (fnmatch(j->patterns[i], name, 0) == 0)
-            any = j->pattern_used[i] = true;
-    return any;
-}
-
 /* ------------------------------------------------------------ extracting */
 
 static void print_written(const extract_job *j, const char *name)
@@ -77,15 +69,37 @@ static void print_written(const extract_job *j, const char *name)
     putchar('\n');
 }
 
+/* A file that exists already is counted for the summary (or skipped). */
+static int count_existing(extract_job *j, const trowel_entry *e)
+{
+    if (trowel_ctx_last_error(j->s->ctx)->status != TROWEL_ERR_EXISTS)
+        return cli_report(j->s, j->path, e->name);
+    trowel_ctx_clear_error(j->s->ctx);
+    j->existing++;
+    return j->skip_existing ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+}
+
+/* --stdout: the entry's bytes after those before it. */
+static int entry_to_stdout(extract_job *j, const trowel_entry *e)
+{
+    cli_progress_start(&j->s->progress, e->name);
+    if (trowel_archive_read_entry(j->a, e->index, j->to_stdout) != TROWEL_OK)
+        return cli_report(j->s, j->path, e->name);
+    cli_progress_clear(&j->s->progress);
+    return CLI_EXIT_OK;
+}
+
 static int extract_entry(extract_job *j, const trowel_entry *e)
 {
+    if (j->to_stdout)
+        return entry_to_stdout(j, e);
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
     if (j->force && is_the_archive(j, e->name))
         return refuse_input(j, e->name);
     trowel_sink *sink;
     if (trowel_outdir_create(j->dir, e->name, &sink) != TROWEL_OK)
-        return cli_report(j->s, j->path, e->name);
+        return count_existing(j, e);
     cli_progress_start(&j->s->progress, e->name);
     if (trowel_archive_read_entry(j->a, e->index, sink) != TROWEL_OK) {
         int rc = cli_report(j->s, j->path, e->name);
@@ -97,7 +111,7 @@ static int extract_entry(extract_job *j, const trowel_entry *e)
         return refuse_input(j, e->name);
     }
     if (trowel_sink_finish(sink) != TROWEL_OK)
-        return cli_report(j->s, j->path, e->name);
+        return count_existing(j, e); /* appeared while we were reading */
     cli_progress_clear(&j->s->progress);
     if (j->s->verbose)
         print_written(j, e->name);
@@ -109,20 +123,8 @@ static int extract_all(extract_job *j)
     int rc = CLI_EXIT_OK;
     for (size_t i = 0; i < trowel_archive_entry_count(j->a); i++) {
         const trowel_entry *e = trowel_archive_entry(j->a, i);
-        if (!wanted(j, e->name))
-            continue;
-        int r = extract_entry(j, e);
-        rc = r > rc ? r : rc;
-    }
-    for (size_t i = 0; i < j->pattern_count; i++) {
-        if (j->pattern_used[i])
-            continue;
-        fprintf(stderr, CLI_PROGRAM ": ");
-        cli_put_safe(stderr, j->path);
-        fprintf(stderr, ": no entry matches '");
-        cli_put_safe(stderr, j->patterns[i]);
-        fprintf(stderr, "'\n");
-        rc = rc > CLI_EXIT_FAILURE ? rc : CLI_EXIT_FAILURE;
+        if (cli_patterns_match(j->patterns, e->name))
+            rc = cli_max_exit(rc, extract_entry(j, e));
     }
     return rc;
 }
@@ -156,24 +158,32 @@ static int open_manifest(extract_job *j, const char *mpath, bool force, trowel_s
 
 /* ---------------------------------------------------------------- command */
 
-static int extract_open(extract_job *j, const cli_args *args)
+typedef struct batch {
+    cli_session *s;
+    const cli_args *args;
+    const trowel_format *fmt;
+    const char *dir_path;
+    trowel_outdir *dir;     /* opened with the first archive that opens */
+    cli_patterns patterns;
+    trowel_sink *to_stdout;
+    size_t existing;
+    bool unnamed;           /* an archive keeps hashes for names */
+    size_t opened;
+} batch;
+
+static int open_dir(batch *b)
 {
-    bool force = j->force = cli_args_has(args, OPT_FORCE);
-    if (stat(j->path, &j->archive_st) != 0)
-        memset(&j->archive_st, 0, sizeof j->archive_st);
-    if (trowel_outdir_open(j->s->ctx, j->dir_path, force ? TROWEL_SINK_OVERWRITE : 0, &j->dir) !=
-        TROWEL_OK)
-        return cli_report(j->s, NULL, NULL);
-    j->pattern_used = calloc(j->pattern_count ? j->pattern_count : 1, sizeof *j->pattern_used);
-    if (!j->pattern_used) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
+    if (b->dir || b->to_stdout)
+        return CLI_EXIT_OK;
+    unsigned flags = cli_args_has(b->args, OPT_FORCE) ? TROWEL_SINK_OVERWRITE : 0;
+    if (trowel_outdir_open(b->s->ctx, b->dir_path, flags, &b->dir) != TROWEL_OK)
+        return cli_report(b->s, NULL, NULL);
     return CLI_EXIT_OK;
 }
 
-static int extract_archive(extract_job *j, const cli_args *args)
+static int extract_archive(batch *b, extract_job *j)
 {
+    const cli_args *args = b->args;
     int rc = cli_apply_names(j->s, j->path, j->a, cli_args_last(args, OPT_NAMES));
     if (rc == CLI_EXIT_OK)
         rc = cli_apply_read_options(j->s, j->path, j->a, args);
@@ -182,47 +192,134 @@ static int extract_archive(extract_job *j, const cli_args *args)
     const char *mpath = cli_args_last(args, OPT_MANIFEST);
     trowel_sink *manifest;
     char *json;
-    rc = open_manifest(j, mpath, cli_args_has(args, OPT_FORCE), &manifest, &json);
+    rc = open_manifest(j, mpath, j->force, &manifest, &json);
     if (rc == CLI_EXIT_OK)
-        rc = extract_open(j, args);
+        rc = open_dir(b);
+    j->dir = b->dir;
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
     if (manifest) {
         /* Written if extraction got going, even past failed entries: it
          * describes the archive, not what was extracted. */
-        int r = cli_close_output(j->s, manifest, j->dir ? CLI_EXIT_OK : rc, mpath);
+        int r = cli_close_output(j->s, manifest, b->dir ? CLI_EXIT_OK : rc, mpath);
         rc = r > rc ? r : rc;
     }
     trowel_free(json);
-    trowel_outdir_close(j->dir);
-    free(j->pattern_used);
+    return rc;
+}
+
+static int extract_one(batch *b, const char *path)
+{
+    extract_job j = {.s = b->s, .path = cli_display_name(path), .dir_path = b->dir_path,
+                     .force = cli_args_has(b->args, OPT_FORCE),
+                     .skip_existing = cli_args_has(b->args, OPT_SKIP_EXISTING),
+                     .patterns = &b->patterns, .to_stdout = b->to_stdout};
+    if (cli_is_stdin(path) || stat(path, &j.archive_st) != 0)
+        memset(&j.archive_st, 0, sizeof j.archive_st);
+    cli_opened o;
+    int rc = cli_open_archive(b->s, path, b->fmt, &o);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    b->opened++;
+    b->unnamed = b->unnamed || (cli_has_unnamed_entries(o.a) && !cli_args_has(b->args, OPT_NAMES));
+    j.a = o.a;
+    rc = extract_archive(b, &j);
+    b->existing += j.existing;
+    cli_close_archive(&o);
+    return rc;
+}
+
+/* One line for every file that was not replaced, instead of one each. */
+static int report_existing(const batch *b)
+{
+    if (!b->existing)
+        return CLI_EXIT_OK;
+    bool skip = cli_args_has(b->args, OPT_SKIP_EXISTING);
+    if (skip && !b->s->verbose)
+        return CLI_EXIT_OK;
+    cli_progress_clear(&b->s->progress);
+    fputs(CLI_PROGRAM ": ", stderr);
+    cli_put_safe(stderr, b->dir_path);
+    bool one = b->existing == 1;
+    if (skip) {
+        fprintf(stderr, ": %zu existing file%s skipped\n", b->existing, one ? "" : "s");
+        return CLI_EXIT_OK;
+    }
+    fprintf(stderr,
+            ": %zu file%s exist%s already, kept (use --force to overwrite or --skip-existing)\n",
+            b->existing, one ? "" : "s", one ? "s" : "");
+    return CLI_EXIT_FAILURE;
+}
+
+static int check_combinations(const cli_session *s, const cli_args *args, size_t files)
+{
+    bool to_stdout = cli_args_has(args, OPT_STDOUT);
+    if (cli_args_has(args, OPT_FORCE) && cli_args_has(args, OPT_SKIP_EXISTING))
+        return cli_usage_error(s->verb, "--force and --skip-existing exclude each other");
+    if (to_stdout && cli_args_has(args, OPT_DIRECTORY))
+        return cli_usage_error(s->verb, "--stdout writes no files: -C does not apply");
+    if (to_stdout && cli_args_has(args, OPT_MANIFEST))
+        return cli_usage_error(s->verb, "--stdout writes no files: --manifest does not apply");
+    if (to_stdout && cli_args_has(args, OPT_SKIP_EXISTING))
+        return cli_usage_error(s->verb, "--stdout writes no files: --skip-existing does not apply");
+    if (files > 1 && cli_args_has(args, OPT_MANIFEST))
+        return cli_usage_error(s->verb, "--manifest describes one ARCHIVE, not %zu", files);
+    return cli_batch_check_stdin(s, args->operands, files);
+}
+
+static int run_batch(batch *b, size_t files)
+{
+    int rc = CLI_EXIT_OK;
+    if (cli_args_has(b->args, OPT_STDOUT) &&
+        (rc = cli_open_output(b->s, NULL, cli_args_has(b->args, OPT_FORCE), &b->to_stdout)) !=
+            CLI_EXIT_OK)
+        return rc;
+    for (size_t i = 0; i < files; i++)
+        rc = cli_max_exit(rc, extract_one(b, b->args->operands[i]));
+    if (b->to_stdout)
+        rc = cli_max_exit(rc, cli_close_output(b->s, b->to_stdout, CLI_EXIT_OK, NULL));
+    rc = cli_max_exit(rc, report_existing(b));
+    if (b->opened) /* else nothing could match */
+        rc = cli_max_exit(rc, cli_patterns_report_unused(
+                                  &b->patterns, files == 1 ? b->args->operands[0] : NULL,
+                                  b->unnamed));
     return rc;
 }
 
 static int run_extract(const cli_args *args, cli_session *s)
 {
-    const trowel_format *fmt;
+    batch b = {.s = s, .args = args};
     int rc = cli_need_operands(s, args, 1, 0, "ARCHIVE operand");
     if (rc == CLI_EXIT_OK)
-        rc = cli_forced_format(s, args, &fmt);
+        rc = cli_forced_format(s, args, &b.fmt);
+    size_t files = cli_batch_archive_count(args);
+    if (rc == CLI_EXIT_OK)
+        rc = check_combinations(s, args, files);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_patterns_init(&b.patterns, args->operands + files, args->operand_count - files);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *dir = cli_args_last(args, OPT_DIRECTORY);
-    extract_job j = {.s = s, .path = args->operands[0], .dir_path = dir ? dir : ".",
-                     .patterns = args->operands + 1, .pattern_count = args->operand_count - 1};
+    b.dir_path = dir ? dir : ".";
     cli_session_progress(s);
-    cli_opened o;
-    if ((rc = cli_open_archive(s, j.path, fmt, &o)) != CLI_EXIT_OK)
-        return rc;
-    j.a = o.a;
-    rc = extract_archive(&j, args);
-    cli_close_archive(&o);
+    rc = run_batch(&b, files);
+    trowel_outdir_close(b.dir);
+    cli_patterns_free(&b.patterns);
     return rc;
+}
+
+static void extract_help(FILE *f)
+{
+    fputs("\nReading options (-O KEY=VALUE), by format:\n", f);
+    cli_print_all_options(f, CLI_READ_OPTIONS);
 }
 
 static const cli_option extract_options[] = {
     {OPT_DIRECTORY, 'C', "directory", "DIR", "write under DIR (default: the current folder)"},
-    {OPT_FORCE, 'f', "force", NULL, "overwrite existing files"},
+    {OPT_FORCE, 'f', "force", NULL,
+     "overwrite existing files (with --stdout: write binary data to a terminal)"},
+    {OPT_SKIP_EXISTING, 'k', "skip-existing", NULL, "keep existing files and go on"},
+    {OPT_STDOUT, 0, "stdout", NULL, "write the entries to standard output, one after another"},
     {OPT_MANIFEST, 0, "manifest", "M.json", "also write what 'create --manifest' needs"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
     {OPT_RAW, 0, "raw", NULL, "write entries as stored, not converted (same as -O raw=1)"},
@@ -234,16 +331,21 @@ static const cli_option extract_options[] = {
 
 const cli_command cli_cmd_extract = {
     .name = "extract",
-    .synopsis = "extract ARCHIVE [-C DIR] [--force] [--manifest M.json] [--names LIST] "
-                "[--raw] [-O KEY=VALUE]... [PATTERN...]",
-    .summary = "write the entries of an archive to files",
+    .synopsis = "extract ARCHIVE... [-C DIR] [--force|--skip-existing] [--stdout] "
+                "[--manifest M.json] [--names LIST] [--raw] [-O KEY=VALUE]... [PATTERN...]",
+    .summary = "write the entries of archives to files (or standard output)",
     .description =
-        "Write every entry of ARCHIVE, or those whose name matches a shell\n"
-        "PATTERN ('*', '?', '[...]'), under DIR with its archive name. Unsafe\n"
-        "names (absolute, '..', drive letters) are refused, existing files are\n"
-        "kept unless --force, and an entry that fails leaves no file behind.\n"
-        "Failing entries are reported and the others still extracted; a\n"
-        "PATTERN that matches nothing is an error.",
+        "Write every entry of each ARCHIVE ('-': standard input), or those whose\n"
+        "name matches a shell PATTERN ('*', '?', '[...]'), under DIR with its\n"
+        "archive name. Unsafe names (absolute, '..', drive letters) are refused,\n"
+        "and an entry that fails leaves no file behind. Existing files are kept:\n"
+        "one line says how many, and the exit status is 1, unless --force\n"
+        "replaces them or --skip-existing skips them (-v counts those). With\n"
+        "--stdout, the entries are written to standard output one after another\n"
+        "(binary data is refused on a terminal unless --force). Failing entries\n"
+        "are reported and the others still extracted.\n"
+        "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
+    .more_help = extract_help,
     .run = run_extract,
 };

@@ -96,6 +96,14 @@ static void print_format_text(const trowel_format *f)
         printf("    create options:  ");
         print_create_options(opts);
     }
+    if (cli_format_has_options(f, CLI_READ_OPTIONS)) {
+        cli_print_format_options(stdout, f, CLI_READ_OPTIONS, "    reading options: ",
+                                 "                     ");
+    }
+    if (cli_format_has_options(f, CLI_CONVERT_OPTIONS)) {
+        cli_print_format_options(stdout, f, CLI_CONVERT_OPTIONS, "    convert options: ",
+                                 "                     ");
+    }
 }
 
 static void print_text(void)
@@ -146,6 +154,26 @@ static json_object *caps_array(unsigned caps)
     return arr;
 }
 
+/* [{"key", "value", "help", "targets": [...]}]: reading options have no
+ * "targets". */
+static json_object *options_array(const trowel_format *f, cli_option_kind kind)
+{
+    json_object *arr = json_object_new_array();
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++) {
+        if ((kind == CLI_READ_OPTIONS) != (o->targets == NULL))
+            continue;
+        json_object *x = json_object_new_object();
+        json_object_object_add(x, "key", json_object_new_string(o->key));
+        json_object_object_add(x, "value", json_object_new_string(o->value));
+        json_object_object_add(x, "help", json_object_new_string(o->help));
+        if (o->targets)
+            json_object_object_add(x, "targets", words_array(o->targets, NULL));
+        json_object_array_add(arr, x);
+    }
+    return arr;
+}
+
 static json_object *format_json(const trowel_format *f)
 {
     json_object *o = json_object_new_object();
@@ -159,6 +187,8 @@ static json_object *format_json(const trowel_format *f)
     const char *opts = (trowel_format_caps(f) & TROWEL_CAP_CREATE)
                            ? trowel_format_create_options(f) : "";
     json_object_object_add(o, "create_options", lines_array(opts));
+    json_object_object_add(o, "read_options", options_array(f, CLI_READ_OPTIONS));
+    json_object_object_add(o, "convert_options", options_array(f, CLI_CONVERT_OPTIONS));
     return o;
 }
 
@@ -227,7 +257,8 @@ const cli_command cli_cmd_formats = {
     .summary = "list every format and codec and what trowel can do with it",
     .description =
         "Print every format trowel knows (id, family, description, file name\n"
-        "extensions, capabilities, convert targets, create options) and every codec.",
+        "extensions, capabilities, convert targets, create, reading and convert\n"
+        "options) and every codec.",
     .options = formats_options,
     .run = run_formats,
 };

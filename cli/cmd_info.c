@@ -2,14 +2,13 @@
  * trowel info FILE... [--json] [-t FORMAT]: detect each file and summarise
  * its header. A file that fails is reported and the others still shown.
  */
-#include "cli.h"
+#include "batch.h"
 
-#include <json-c/json.h>
 #include <string.h>
 
 static void print_info_text(const char *path, const trowel_archive *a)
 {
-    cli_put_safe(stdout, path);
+    cli_put_safe(stdout, cli_display_name(path));
     printf(": %s\n", trowel_format_id(trowel_archive_format(a)));
     const trowel_props *props = trowel_archive_info(a);
     for (size_t i = 0; i < trowel_props_count(props); i++) {
@@ -38,7 +37,7 @@ static int info_json(cli_session *s, const char *path, trowel_archive *a, json_o
     } else {
         json_object *o = json_tokener_parse(text);
         if (o)
-            json_object_array_add(array, o);
+            json_object_array_add(array, cli_json_with_file(o, path));
         else {
             cli_error("%s: the library made JSON that does not parse", path);
             rc = CLI_EXIT_FAILURE;
@@ -53,8 +52,11 @@ static int info_one(cli_session *s, const char *path, const trowel_format *fmt, 
 {
     cli_opened o;
     int rc = cli_open_archive(s, path, fmt, &o);
-    if (rc != CLI_EXIT_OK)
+    if (rc != CLI_EXIT_OK) {
+        if (array) /* a failure is an element too, so that none goes missing */
+            json_object_array_add(array, cli_json_failure(s, path));
         return rc;
+    }
     if (json)
         rc = info_json(s, path, o.a, array);
     else
@@ -63,18 +65,14 @@ static int info_one(cli_session *s, const char *path, const trowel_format *fmt, 
     return rc;
 }
 
-static void print_array(json_object *array)
-{
-    cli_print_json_text(json_object_to_json_string_ext(
-        array, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
-}
-
 static int run_info(const cli_args *args, cli_session *s)
 {
     const trowel_format *fmt;
     int rc = cli_need_operands(s, args, 1, 0, "FILE operand");
     if (rc == CLI_EXIT_OK)
         rc = cli_forced_format(s, args, &fmt);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_batch_check_stdin(s, args->operands, args->operand_count);
     if (rc != CLI_EXIT_OK)
         return rc;
     bool json = cli_args_has(args, OPT_JSON);
@@ -84,14 +82,15 @@ static int run_info(const cli_args *args, cli_session *s)
         rc = r > rc ? r : rc;
     }
     if (array) {
-        print_array(array);
+        cli_print_json_object(array);
         json_object_put(array);
     }
     return rc;
 }
 
 static const cli_option info_options[] = {
-    {OPT_JSON, 0, "json", NULL, "print one JSON document (an array for several files)"},
+    {OPT_JSON, 0, "json", NULL,
+     "print one JSON document (an array for several files, failures included)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
@@ -101,9 +100,11 @@ const cli_command cli_cmd_info = {
     .synopsis = "info FILE... [--json] [-t FORMAT]",
     .summary = "detect files and summarise them (format, version, header fields)",
     .description =
-        "Detect the format of each FILE and print its header fields and entry\n"
-        "count. A file that cannot be read is reported and the others are still\n"
-        "shown; the exit status is then 1.",
+        "Detect the format of each FILE ('-': standard input) and print its\n"
+        "header fields and entry count. A file that cannot be read is reported\n"
+        "and the others are still shown; the exit status is then 1. With --json\n"
+        "and several files, the array holds such a file as {\"file\", \"error\":\n"
+        "{\"status\", \"message\", \"entry\", \"offset\"}}.",
     .options = info_options,
     .run = run_info,
 };

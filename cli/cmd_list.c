@@ -1,11 +1,20 @@
 /*
- * trowel list ARCHIVE [-l] [--json] [-t FORMAT]: the entries, one per line;
- * -l adds size, packed size, offset and method in aligned columns.
+ * trowel list ARCHIVE... [-l] [--json] [-t FORMAT] [--names LIST] [PATTERN...]:
+ * the entries, one per line; -l adds size, packed size, offset and method in
+ * aligned columns. Several archives get a header each (or a JSON array).
  */
-#include "cli.h"
+#include "batch.h"
 
 #include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The indexes of the entries to show: all, or those a pattern matches. */
+typedef struct shown {
+    size_t *index;
+    size_t count;
+} shown;
 
 typedef struct column_widths {
     int size, packed, offset, method;
@@ -28,11 +37,11 @@ static int max_int(int a, int b)
     return a > b ? a : b;
 }
 
-static column_widths measure(const trowel_archive *a)
+static column_widths measure(const trowel_archive *a, const shown *sel)
 {
     column_widths w = {4, 6, 6, 6}; /* the headings */
-    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
-        const trowel_entry *e = trowel_archive_entry(a, i);
+    for (size_t k = 0; k < sel->count; k++) {
+        const trowel_entry *e = trowel_archive_entry(a, sel->index[k]);
         w.size = max_int(w.size, dec_width(e->size));
         w.packed = max_int(w.packed, dec_width(e->packed_size));
         w.offset = max_int(w.offset, hex_width(e->offset));
@@ -41,13 +50,28 @@ static column_widths measure(const trowel_archive *a)
     return w;
 }
 
-static void print_long(const trowel_archive *a)
+static int select_entries(const trowel_archive *a, cli_patterns *pats, shown *out)
 {
-    column_widths w = measure(a);
+    size_t n = trowel_archive_entry_count(a);
+    out->count = 0;
+    out->index = calloc(n ? n : 1, sizeof *out->index);
+    if (!out->index) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cli_patterns_match(pats, trowel_archive_entry(a, i)->name))
+            out->index[out->count++] = i;
+    return CLI_EXIT_OK;
+}
+
+static void print_long(const trowel_archive *a, const shown *sel)
+{
+    column_widths w = measure(a, sel);
     printf("%*s  %*s  %*s  %-*s  %s\n", w.size, "SIZE", w.packed, "PACKED", w.offset, "OFFSET",
            w.method, "METHOD", "NAME");
-    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
-        const trowel_entry *e = trowel_archive_entry(a, i);
+    for (size_t k = 0; k < sel->count; k++) {
+        const trowel_entry *e = trowel_archive_entry(a, sel->index[k]);
         char offset[32];
         snprintf(offset, sizeof offset, "0x%" PRIx64, e->offset);
         printf("%*" PRIu64 "  %*" PRIu64 "  %*s  ", w.size, e->size, w.packed, e->packed_size,
@@ -59,53 +83,126 @@ static void print_long(const trowel_archive *a)
     }
 }
 
-static void print_names(const trowel_archive *a)
+static void print_names(const trowel_archive *a, const shown *sel)
 {
-    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
-        cli_put_safe(stdout, trowel_archive_entry(a, i)->name);
+    for (size_t k = 0; k < sel->count; k++) {
+        cli_put_safe(stdout, trowel_archive_entry(a, sel->index[k])->name);
         putchar('\n');
     }
 }
 
-static int print_json(cli_session *s, const char *path, trowel_archive *a)
+/* The archive's JSON; with patterns, only the entries they match. */
+static json_object *archive_json(cli_session *s, const char *path, trowel_archive *a,
+                                 const shown *sel, const cli_patterns *pats)
 {
     char *text = NULL;
-    if (trowel_archive_to_json(a, TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY, &text) != TROWEL_OK)
-        return cli_report(s, path, NULL);
-    cli_print_json_text(text);
+    if (trowel_archive_to_json(a, TROWEL_JSON_ENTRIES, &text) != TROWEL_OK) {
+        cli_report(s, cli_display_name(path), NULL);
+        return NULL;
+    }
+    json_object *o = json_tokener_parse(text);
     trowel_free(text);
-    return CLI_EXIT_OK;
+    json_object *entries;
+    if (o && pats->count && json_object_object_get_ex(o, "entries", &entries)) {
+        json_object *kept = json_object_new_array();
+        for (size_t k = 0; k < sel->count; k++)
+            json_object_array_add(kept,
+                                  json_object_get(json_object_array_get_idx(entries, sel->index[k])));
+        json_object_object_add(o, "entries", kept);
+    }
+    if (!o)
+        cli_error("%s: the library made JSON that does not parse", cli_display_name(path));
+    return o;
+}
+
+typedef struct list_job {
+    cli_session *s;
+    const cli_args *args;
+    const trowel_format *fmt;
+    cli_patterns patterns;
+    json_object *array; /* --json with several files */
+    bool unnamed;       /* some archive keeps hashes for names */
+    size_t opened;      /* archives that could be read */
+} list_job;
+
+static int show(list_job *j, const char *path, trowel_archive *a, size_t index, size_t count)
+{
+    shown sel;
+    int rc = select_entries(a, &j->patterns, &sel);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (cli_args_has(j->args, OPT_JSON)) {
+        json_object *o = archive_json(j->s, path, a, &sel, &j->patterns);
+        if (!o)
+            rc = CLI_EXIT_FAILURE;
+        else if (j->array)
+            json_object_array_add(j->array, cli_json_with_file(o, path));
+        else {
+            cli_print_json_object(o);
+            json_object_put(o);
+        }
+    } else {
+        cli_batch_header(path, index, count);
+        if (cli_args_has(j->args, OPT_LONG))
+            print_long(a, &sel);
+        else
+            print_names(a, &sel);
+    }
+    free(sel.index);
+    return rc;
+}
+
+static int list_one(list_job *j, const char *path, size_t index, size_t count)
+{
+    cli_opened o;
+    int rc = cli_open_archive(j->s, path, j->fmt, &o);
+    if (rc == CLI_EXIT_OK) {
+        j->opened++;
+        const char *names = cli_args_last(j->args, OPT_NAMES);
+        j->unnamed = j->unnamed || (cli_has_unnamed_entries(o.a) && !names);
+        rc = cli_recover_names(j->s, path, o.a, names);
+        if (rc == CLI_EXIT_OK)
+            rc = show(j, path, o.a, index, count);
+        cli_close_archive(&o);
+    }
+    if (rc != CLI_EXIT_OK && j->array)
+        json_object_array_add(j->array, cli_json_failure(j->s, path));
+    return rc;
 }
 
 static int run_list(const cli_args *args, cli_session *s)
 {
-    const trowel_format *fmt;
-    int rc = cli_need_operands(s, args, 1, 1, "one ARCHIVE operand");
+    list_job j = {.s = s, .args = args};
+    int rc = cli_need_operands(s, args, 1, 0, "ARCHIVE operand");
     if (rc == CLI_EXIT_OK)
-        rc = cli_forced_format(s, args, &fmt);
+        rc = cli_forced_format(s, args, &j.fmt);
+    size_t files = cli_batch_archive_count(args);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_batch_check_stdin(s, args->operands, files);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_patterns_init(&j.patterns, args->operands + files, args->operand_count - files);
     if (rc != CLI_EXIT_OK)
         return rc;
-    const char *path = args->operands[0];
-    cli_opened o;
-    if ((rc = cli_open_archive(s, path, fmt, &o)) != CLI_EXIT_OK)
-        return rc;
-    if ((rc = cli_apply_names(s, path, o.a, cli_args_last(args, OPT_NAMES))) != CLI_EXIT_OK) {
-        cli_close_archive(&o);
-        return rc;
+    if (cli_args_has(args, OPT_JSON) && files > 1)
+        j.array = json_object_new_array();
+    for (size_t i = 0; i < files; i++) {
+        int r = list_one(&j, args->operands[i], i, files);
+        rc = r > rc ? r : rc;
     }
-    if (cli_args_has(args, OPT_JSON))
-        rc = print_json(s, path, o.a);
-    else if (cli_args_has(args, OPT_LONG))
-        print_long(o.a);
-    else
-        print_names(o.a);
-    cli_close_archive(&o);
+    if (j.array) {
+        cli_print_json_object(j.array);
+        json_object_put(j.array);
+    }
+    if (j.opened) /* else nothing could match */
+        rc = cli_max_exit(rc, cli_patterns_report_unused(
+                                  &j.patterns, files == 1 ? args->operands[0] : NULL, j.unnamed));
+    cli_patterns_free(&j.patterns);
     return rc;
 }
 
 static const cli_option list_options[] = {
     {OPT_LONG, 'l', "long", NULL, "add size, packed size, offset and method columns"},
-    {OPT_JSON, 0, "json", NULL, "print one JSON document"},
+    {OPT_JSON, 0, "json", NULL, "print one JSON document (an array for several archives)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
     {OPT_NONE, 0, NULL, NULL, NULL},
@@ -113,13 +210,18 @@ static const cli_option list_options[] = {
 
 const cli_command cli_cmd_list = {
     .name = "list",
-    .synopsis = "list ARCHIVE [-l] [--json] [-t FORMAT] [--names LIST]",
-    .summary = "list the entries of an archive",
+    .synopsis = "list ARCHIVE... [-l] [--json] [-t FORMAT] [--names LIST] [PATTERN...]",
+    .summary = "list the entries of archives",
     .description =
-        "Print the name of every entry of ARCHIVE, one per line, in directory\n"
-        "order. With -l, also its size, packed size, offset (hex) and method.\n"
-        "With --json: {\"format\", \"version\", ..., \"entries\": [{\"name\", \"size\",\n"
-        "\"packed_size\", \"offset\", \"method\", ...}]}.",
+        "Print the name of every entry of each ARCHIVE ('-': standard input), one\n"
+        "per line, in directory order, or of those whose name matches a shell\n"
+        "PATTERN ('*', '?', '[...]'). With -l, also its size, packed size, offset\n"
+        "(hex) and method. With --json: {\"format\", \"version\", ..., \"entries\":\n"
+        "[{\"name\", \"size\", \"packed_size\", \"offset\", \"method\", ...}]}; with\n"
+        "several archives, an array of them, each with \"file\", and a failed one\n"
+        "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}.\n"
+        "With --names LIST, standard error says how many names were recovered.\n"
+        "\n" CLI_BATCH_RULE_HELP,
     .options = list_options,
     .run = run_list,
 };

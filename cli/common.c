@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define STDOUT_NAME "(standard output)"
+#define STDOUT_NAME CLI_STDOUT_NAME
 
 /* --------------------------------------------------------------- session */
 
@@ -120,17 +120,32 @@ int cli_forced_format(const cli_session *s, const cli_args *args, const trowel_f
     return id ? cli_find_format(s->verb, id, out) : CLI_EXIT_OK;
 }
 
+bool cli_is_stdin(const char *path)
+{
+    return strcmp(path, "-") == 0;
+}
+
+const char *cli_display_name(const char *path)
+{
+    return cli_is_stdin(path) ? CLI_STDIN_NAME : path;
+}
+
 int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
                      cli_opened *out)
 {
     memset(out, 0, sizeof *out);
-    s->file = path;
-    trowel_status st = trowel_input_open_file(s->ctx, path, &out->in);
+    const char *name = cli_display_name(path);
+    s->file = name;
+    trowel_status st;
+    if (cli_is_stdin(path)) /* read by the library, so the memory limit counts it */
+        st = trowel_input_open_stream(s->ctx, STDIN_FILENO, name, &out->in);
+    else
+        st = trowel_input_open_file(s->ctx, path, &out->in);
     if (st == TROWEL_OK)
         st = trowel_archive_open(s->ctx, out->in, fmt, &out->a);
     if (st == TROWEL_OK)
         return CLI_EXIT_OK;
-    int rc = cli_report(s, path, NULL);
+    int rc = cli_report(s, name, NULL);
     cli_close_archive(out);
     return rc;
 }
@@ -151,7 +166,10 @@ static bool is_stdout(const char *path)
 int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **out)
 {
     trowel_status st;
-    if (is_stdout(path)) {
+    if (is_stdout(path) && !force && isatty(STDOUT_FILENO)) {
+        st = trowel_sink_open_memory(s->ctx, out);
+        s->held_stdout = st == TROWEL_OK ? *out : NULL;
+    } else if (is_stdout(path)) {
         fflush(stdout);
         st = trowel_sink_open_fd(s->ctx, STDOUT_FILENO, STDOUT_NAME, out);
     } else {
@@ -160,8 +178,40 @@ int cli_open_output(cli_session *s, const char *path, bool force, trowel_sink **
     return st == TROWEL_OK ? CLI_EXIT_OK : cli_report(s, is_stdout(path) ? STDOUT_NAME : path, NULL);
 }
 
+/* Text: no NUL, no control character but tab, line and page breaks (an
+ * escape sequence could drive the terminal). */
+static bool is_text(const uint8_t *data, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        if (data[i] == 0 || data[i] == 0x7f || (data[i] < 0x20 && !strchr("\t\n\v\f\r", data[i])))
+            return false;
+    return true;
+}
+
+/* Shows the held output on the terminal, or refuses it when binary. */
+static int release_held(cli_session *s, trowel_sink *sink, int status)
+{
+    s->held_stdout = NULL;
+    size_t size = 0;
+    const uint8_t *data = trowel_sink_data(sink, &size);
+    if (!is_text(data, size)) {
+        if (status == CLI_EXIT_OK) { /* else the failure was reported */
+            cli_progress_clear(&s->progress);
+            cli_error("%s: refusing to write binary data to a terminal "
+                      "(redirect it, or use --force)", STDOUT_NAME);
+            status = CLI_EXIT_FAILURE;
+        }
+    } else if (size) {
+        fwrite(data, 1, size, stdout);
+    }
+    trowel_sink_discard(sink);
+    return status;
+}
+
 int cli_close_output(cli_session *s, trowel_sink *sink, int status, const char *path)
 {
+    if (sink && sink == s->held_stdout)
+        return release_held(s, sink, status);
     if (status != CLI_EXIT_OK) {
         trowel_sink_discard(sink);
         return status;
@@ -256,6 +306,78 @@ void cli_list_targets(FILE *f, const char *sep)
         while (cli_next_word(&list, &w, &n))
             if (!target_seen(i, w, w, n))
                 fprintf(f, "%s%.*s", sep, (int)n, w);
+    }
+}
+
+/* ------------------------------------------------------- format options */
+
+static bool kind_matches(const trowel_option_info *o, cli_option_kind kind)
+{
+    return (kind == CLI_READ_OPTIONS) == (o->targets == NULL);
+}
+
+bool cli_format_has_options(const trowel_format *f, cli_option_kind kind)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
+        if (kind_matches(o, kind))
+            return true;
+    return false;
+}
+
+void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind kind,
+                              const char *first, const char *indent)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(fmt, i)) != NULL; i++) {
+        if (!kind_matches(o, kind))
+            continue;
+        fprintf(f, "%s%s=%s: %s", first, o->key, o->value, o->help);
+        first = indent;
+        if (o->targets)
+            fprintf(f, " (%s)", o->targets);
+        fputc('\n', f);
+    }
+}
+
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* True when two formats have the same options of that kind. */
+static bool same_options(const trowel_format *a, const trowel_format *b, cli_option_kind kind)
+{
+    const trowel_option_info *x = NULL, *y = NULL;
+    for (size_t i = 0, j = 0;; i++, j++) {
+        while ((x = trowel_format_option_at(a, i)) && !kind_matches(x, kind))
+            i++;
+        while ((y = trowel_format_option_at(b, j)) && !kind_matches(y, kind))
+            j++;
+        if (!x || !y)
+            return x == y;
+        if (!same_text(x->key, y->key) || !same_text(x->value, y->value) ||
+            !same_text(x->help, y->help) || !same_text(x->targets, y->targets))
+            return false;
+    }
+}
+
+void cli_print_all_options(FILE *f, cli_option_kind kind)
+{
+    size_t n = trowel_format_count();
+    for (size_t i = 0; i < n; i++) {
+        const trowel_format *fmt = trowel_format_at(i);
+        bool shown = !cli_format_has_options(fmt, kind);
+        for (size_t k = 0; k < i && !shown; k++)
+            shown = same_options(trowel_format_at(k), fmt, kind);
+        if (shown)
+            continue;
+        fprintf(f, "  %s", trowel_format_id(fmt));
+        for (size_t k = i + 1; k < n; k++)
+            if (same_options(trowel_format_at(k), fmt, kind))
+                fprintf(f, ", %s", trowel_format_id(trowel_format_at(k)));
+        fputs(":\n", f);
+        cli_print_format_options(f, fmt, kind, "    ", "    ");
     }
 }
 

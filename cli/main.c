@@ -7,17 +7,18 @@
 #include <errno.h>
 #include <string.h>
 
-static const cli_command *const commands[] = {
-    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_list,     &cli_cmd_extract,    &cli_cmd_create,
-    &cli_cmd_verify,  &cli_cmd_convert, &cli_cmd_compress, &cli_cmd_decompress,
+const cli_command *const cli_commands[] = {
+    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_list,       &cli_cmd_extract,
+    &cli_cmd_create,  &cli_cmd_verify,  &cli_cmd_convert,    &cli_cmd_compress,
+    &cli_cmd_decompress, &cli_cmd_completion,
 };
-#define COMMAND_COUNT (sizeof commands / sizeof commands[0])
+const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 
 static const cli_command *find_command(const char *name)
 {
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i];
+    for (size_t i = 0; i < cli_command_count; i++)
+        if (strcmp(cli_commands[i]->name, name) == 0)
+            return cli_commands[i];
     return NULL;
 }
 
@@ -72,6 +73,8 @@ static void print_command_help(const cli_command *cmd, FILE *f)
     fputs("\nCommon options:\n", f);
     for (const cli_option *o = cli_common_options; o->id != OPT_NONE; o++)
         print_option(f, o, w);
+    if (cmd->more_help)
+        cmd->more_help(f);
     fputs("\nExit status: 0 success, 1 bad or unsupported input or a failed check, "
           "2 usage error.\n",
           f);
@@ -83,8 +86,9 @@ static void print_main_help(FILE *f)
           "Detect, inspect, extract, convert, verify and rebuild the data files of\n"
           "classic games.\n\nCommands:\n",
           f);
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(f, "  %-11s %s\n", commands[i]->name, commands[i]->summary);
+    for (size_t i = 0; i < cli_command_count; i++)
+        if (cli_commands[i]->summary) /* NULL: hidden (completion) */
+            fprintf(f, "  %-11s %s\n", cli_commands[i]->name, cli_commands[i]->summary);
     fprintf(f, "  %-11s %s\n", "help", "show the help of a command");
     fputs("\nOptions: -h, --help (this help); --version (the version).\n"
           "Run '" CLI_PROGRAM " COMMAND --help' for a command's options, "

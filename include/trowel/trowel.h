@@ -296,6 +296,21 @@ const char *trowel_format_create_options(const trowel_format *f);
 /* The targets convert accepts, space separated, e.g. "json png". */
 const char *trowel_format_convert_targets(const trowel_format *f);
 
+/* One "-O key=value" option a format takes when it is read (extract) or
+ * converted. Each format declares its options once, in one table; the
+ * library checks options against it and tools list it. */
+typedef struct trowel_option_info {
+    const char *key;
+    const char *value;   /* what the value is, e.g. "0|1", "N", "FILE" */
+    const char *help;    /* what it does, one line */
+    const char *targets; /* the convert targets it applies to, space
+                            separated; NULL: a reading option */
+} trowel_option_info;
+
+/* The format's reading and convert options, in order: index from 0 until
+ * NULL. */
+const trowel_option_info *trowel_format_option_at(const trowel_format *f, size_t index);
+
 /* Asks every format to bid for the input; the highest bid wins. Returns
  * TROWEL_ERR_UNSUPPORTED when no format recognises it. bid may be NULL.
  * Reads the input only; *out is a static format. */
@@ -343,7 +358,9 @@ const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
 trowel_status trowel_archive_set_names(trowel_archive *a, const char *path);
 
 /* Reading options ("key=value"), e.g. "raw=1": extract entries as stored
- * rather than converted. Unknown keys are TROWEL_ERR_USAGE. */
+ * rather than converted. Keys the format does not list as reading options
+ * (trowel_format_option_at) are TROWEL_ERR_USAGE, with a message that lists
+ * the valid ones. */
 trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *options,
                                          size_t option_count);
 
@@ -408,9 +425,11 @@ trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
 
 /* Converts the input to the named target ("json", "png", ...). Every format
  * accepts "json" (its structure); others are listed per format
- * (trowel_format_convert_targets). options are "key=value" strings; an
- * unknown key is TROWEL_ERR_USAGE, a target the format lacks
- * TROWEL_ERR_UNSUPPORTED. The sink is the caller's to finish or discard. */
+ * (trowel_format_convert_targets). Options are "key=value" strings that
+ * must be ones the format lists for that target (trowel_format_option_at),
+ * else TROWEL_ERR_USAGE with a message that lists the valid ones; a target
+ * the format lacks is TROWEL_ERR_UNSUPPORTED. The sink is the caller's to
+ * finish or discard. */
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *options, size_t option_count, trowel_sink *out);
 

@@ -134,8 +134,9 @@ trowel_status trowel_archive_set_names(trowel_archive *a, const char *path)
 trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
     trowel_ctx_clear_error(a->ctx);
-    if (!a->fmt->set_options)
-        return trowel_options_check(a->ctx, opts, n, NULL);
+    trowel_status s = trowel_options_check_format(a->ctx, a->fmt, NULL, opts, n);
+    if (s != TROWEL_OK || !a->fmt->set_options)
+        return s;
     return a->fmt->set_options(a, opts, n);
 }
 
@@ -519,8 +520,11 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
                              const char *const *opts, size_t nopts, trowel_sink *out)
 {
     trowel_ctx_clear_error(ctx);
+    trowel_status checked = trowel_options_check_format(ctx, a->fmt, target, opts, nopts);
+    if (checked != TROWEL_OK)
+        return checked;
     if (strcmp(target, "json") == 0) {
-        trowel_status s = trowel_options_check(ctx, opts, nopts, NULL);
+        trowel_status s = TROWEL_OK;
         char *text = NULL;
         if (s == TROWEL_OK)
             s = trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY,

@@ -98,6 +98,10 @@ const trowel_props *trowel_props_empty(void);
 /* Refuses (TROWEL_ERR_USAGE) any key not in the NULL-terminated allowed list. */
 trowel_status trowel_options_check(trowel_ctx *ctx, const char *const *opts, size_t n,
                                    const char *const *allowed);
+/* Refuses (TROWEL_ERR_USAGE) any option the format's table does not list
+ * for target (NULL: reading options), naming the format and the valid keys. */
+trowel_status trowel_options_check_format(trowel_ctx *ctx, const trowel_format *f,
+                                          const char *target, const char *const *opts, size_t n);
 /* The value of the last "key=..." given, or NULL. */
 const char *trowel_options_get(const char *const *opts, size_t n, const char *key);
 

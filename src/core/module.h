@@ -29,6 +29,10 @@ struct trowel_format {
     unsigned caps;
     const char *create_options;  /* help text, "" if none */
     const char *convert_targets; /* besides "json", "" if none */
+    /* Reading and convert options (-O), ending with a {NULL} row; NULL:
+     * none. The archive layer checks options against it before set_options
+     * or convert runs, so those only read the values. */
+    const trowel_option_info *options;
 
     /* Looks at the input through r (a reader over the whole input) and
      * returns a bid. Must not allocate from file data or fail loudly. */
@@ -60,7 +64,7 @@ struct trowel_format {
                              size_t nopts, trowel_sink *out);
     /* Optional (with TROWEL_CAP_NAMES): recovers names from a list or folder. */
     trowel_status (*set_names)(trowel_archive *a, const char *path);
-    /* Optional: reading options; unknown keys must be TROWEL_ERR_USAGE. */
+    /* Optional: reading options (already checked against options). */
     trowel_status (*set_options)(trowel_archive *a, const char *const *opts, size_t n);
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);

@@ -4,7 +4,9 @@
  * formats never format output themselves.
  */
 #include "core.h"
+#include "module.h"
 
+#include <stdio.h>
 #include <string.h>
 
 struct trowel_props {
@@ -198,6 +200,69 @@ trowel_status trowel_options_check(trowel_ctx *ctx, const char *const *opts, siz
         if (!known)
             return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "unknown option '%s' for this format", opts[i]);
+    }
+    return TROWEL_OK;
+}
+
+/* True when the option row applies: reading (target NULL) or this target. */
+static bool applies(const trowel_option_info *o, const char *target)
+{
+    if (!target || !o->targets)
+        return !target && !o->targets;
+    size_t n = strlen(target);
+    for (const char *t = o->targets; *t;) {
+        size_t len = strcspn(t, " ");
+        if (len == n && strncmp(t, target, n) == 0)
+            return true;
+        t += len + (t[len] == ' ');
+    }
+    return false;
+}
+
+static bool format_knows(const trowel_format *f, const char *target, const char *opt)
+{
+    for (size_t i = 0; f->options && f->options[i].key; i++)
+        if (applies(&f->options[i], target) && key_matches(opt, f->options[i].key))
+            return true;
+    return false;
+}
+
+/* "unknown option 'x' for cine-set; valid: frame, palette" (for png, when
+ * the option is a convert option). */
+static trowel_status unknown_option(trowel_ctx *ctx, const trowel_format *f, const char *target,
+                                    const char *opt)
+{
+    char valid[256] = "";
+    size_t used = 0;
+    for (size_t i = 0; f->options && f->options[i].key; i++) {
+        if (!applies(&f->options[i], target))
+            continue;
+        int n = snprintf(valid + used, sizeof valid - used, "%s%s", used ? ", " : "",
+                         f->options[i].key);
+        if (n < 0 || (size_t)n >= sizeof valid - used)
+            break;
+        used += (size_t)n;
+    }
+    int keylen = (int)strcspn(opt, "=");
+    if (!used)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "unknown option '%.*s' for %s: it takes no %s options%s%s", keylen, opt,
+                           f->id, target ? "convert" : "reading", target ? " to " : "",
+                           target ? target : "");
+    return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                       "unknown option '%.*s' for %s%s%s; valid: %s", keylen, opt, f->id,
+                       target ? " to " : "", target ? target : "", valid);
+}
+
+trowel_status trowel_options_check_format(trowel_ctx *ctx, const trowel_format *f,
+                                          const char *target, const char *const *opts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strchr(opts[i], '='))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "option '%s' is not of the form key=value", opts[i]);
+        if (!format_knows(f, target, opts[i]))
+            return unknown_option(ctx, f, target, opts[i]);
     }
     return TROWEL_OK;
 }

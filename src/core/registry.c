@@ -48,3 +48,11 @@ const trowel_codec *const trowel_codecs[] = {
     &trowel_codec_vsif_lzma,
 };
 const size_t trowel_codecs_len = sizeof trowel_codecs / sizeof trowel_codecs[0];
+
+const trowel_option_info *trowel_format_option_at(const trowel_format *f, size_t index)
+{
+    for (size_t i = 0; f->options && f->options[i].key; i++)
+        if (i == index)
+            return &f->options[i];
+    return NULL;
+}

@@ -37,8 +37,8 @@ mkdir keep
 printf 'precious\n' >keep/DEFAULT.PAL
 run "$TROWEL" extract -C keep "$DEFAULT"
 assert_rc "extract onto an existing file: exit 1" 1
-assert_contains "extract onto an existing file: says so" "$ERR" "exists"
-assert_contains "extract onto an existing file: names the archive" "$ERR" "trowel: $DEFAULT: "
+assert_eq "extract onto an existing file: one line says so" \
+    "trowel: keep: 1 file exists already, kept (use --force to overwrite or --skip-existing)" "$ERR"
 assert_eq "extract onto an existing file: kept" precious "$(cat keep/DEFAULT.PAL)"
 assert_eq "extract onto an existing file: no temporary left" "DEFAULT.PAL" "$(ls -A keep)"
 run "$TROWEL" extract -C keep --force "$DEFAULT"

@@ -63,4 +63,19 @@ for id in $ids; do
     assert_contains "formats --json lists $id" "$json_ids" "\"id\":\"$id\""
 done
 
+# Reading and convert options (-O), from each format's one table.
+run "$TROWEL" formats
+assert_contains "formats: vsif reading option" "$OUT" \
+    "    reading options: raw=0|1: 1: extract scenes as stored (BVCD), not as text VCD (as --raw)"
+assert_contains "formats: cine-sample convert option" "$OUT" \
+    "    convert options: rate=N: samples per second written in the WAV header (default 8287) (wav)"
+assert_json_eq "formats --json: read_options" formats.json \
+    '.formats[] | select(.id == "vsif") | .read_options' \
+    '[{"help":"1: extract scenes as stored (BVCD), not as text VCD (as --raw)","key":"raw","value":"0|1"}]'
+assert_json_eq "formats --json: convert_options with targets" formats.json \
+    '[.formats[] | select(.id == "cine-font") | .convert_options[] | "\(.key):\(.targets | join(","))"]' \
+    '["frame:png","palette:png","transparent:png","columns:png","columns:glyphmap"]'
+assert_json_eq "formats --json: none for szdd" formats.json \
+    '.formats[0] | [.read_options, .convert_options]' '[[],[]]'
+
 finish

@@ -74,8 +74,9 @@ run "$TROWEL" info
 assert_usage_error "info without FILE"
 run "$TROWEL" list
 assert_usage_error "list without ARCHIVE"
-run "$TROWEL" list "$DEFAULT" "$DEFAULT"
-assert_usage_error "list with two ARCHIVEs"
+run "$TROWEL" list - - </dev/null
+assert_usage_error "list reading standard input twice"
+assert_contains "list - -: says why" "$ERR" "trowel: list: standard input ('-') can be read only once"
 run "$TROWEL" extract
 assert_usage_error "extract without ARCHIVE"
 run "$TROWEL" verify

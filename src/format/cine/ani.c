@@ -80,6 +80,9 @@ static trowel_status ani_convert(trowel_archive *a, const char *target, const ch
     return cine_convert_png(&f, opts, nopts, out);
 }
 
+
+static const trowel_option_info ani_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+
 const trowel_format trowel_format_cine_ani = {
     .id = "cine-ani",
     .family = "cinematique",
@@ -88,6 +91,7 @@ const trowel_format trowel_format_cine_ani = {
     .caps = TROWEL_CAP_LIST,
     .create_options = "",
     .convert_targets = "png",
+    .options = ani_options,
     .bid = ani_bid,
     .open = ani_open,
     .read_entry = cine_copy_entry,

@@ -188,6 +188,9 @@ static trowel_status bg_convert(trowel_archive *a, const char *target, const cha
     return cine_convert_png(&f, opts, nopts, out);
 }
 
+
+static const trowel_option_info bg_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+
 const trowel_format trowel_format_cine_bg = {
     .id = "cine-bg",
     .family = "cinematique",
@@ -196,6 +199,7 @@ const trowel_format trowel_format_cine_bg = {
     .caps = 0,
     .create_options = "",
     .convert_targets = "png",
+    .options = bg_options,
     .bid = bg_bid,
     .open = bg_open,
     .convert = bg_convert,

@@ -152,15 +152,11 @@ static unsigned ink_width(const uint8_t *px)
     return w;
 }
 
-static const char *const glyphmap_keys[] = {"columns", NULL};
-
 static trowel_status write_glyphmap(trowel_archive *a, const char *const *opts, size_t nopts,
                                     trowel_sink *out)
 {
     unsigned long columns = SHEET_COLUMNS;
-    trowel_status s = trowel_options_check(a->ctx, opts, nopts, glyphmap_keys);
-    if (s == TROWEL_OK)
-        s = cine_option_uint(a->ctx, opts, nopts, "columns", 4096, &columns, NULL);
+    trowel_status s = cine_option_uint(a->ctx, opts, nopts, "columns", 4096, &columns, NULL);
     if (s == TROWEL_OK && columns == 0)
         s = trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "columns must be 1 or more");
     if (s != TROWEL_OK)
@@ -207,6 +203,13 @@ static trowel_status font_convert(trowel_archive *a, const char *target, const c
     return cine_convert_png(&f, opts, nopts, out);
 }
 
+
+static const trowel_option_info font_options[] = {
+    CINE_PNG_OPTIONS,
+    {"columns", "N", "glyphs per row of the map (default 16)", "glyphmap"},
+    {NULL, NULL, NULL, NULL},
+};
+
 const trowel_format trowel_format_cine_font = {
     .id = "cine-font",
     .family = "cinematique",
@@ -215,6 +218,7 @@ const trowel_format trowel_format_cine_font = {
     .caps = TROWEL_CAP_LIST,
     .create_options = "",
     .convert_targets = "png glyphmap",
+    .options = font_options,
     .bid = font_bid,
     .open = font_open,
     .read_entry = font_read_entry,

@@ -70,6 +70,9 @@ static trowel_status msk_convert(trowel_archive *a, const char *target, const ch
     return cine_convert_png(&f, opts, nopts, out);
 }
 
+
+static const trowel_option_info msk_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+
 const trowel_format trowel_format_cine_msk = {
     .id = "cine-msk",
     .family = "cinematique",
@@ -78,6 +81,7 @@ const trowel_format trowel_format_cine_msk = {
     .caps = TROWEL_CAP_LIST,
     .create_options = "",
     .convert_targets = "png",
+    .options = msk_options,
     .bid = msk_bid,
     .open = msk_open,
     .read_entry = cine_copy_entry,

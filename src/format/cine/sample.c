@@ -68,8 +68,6 @@ static trowel_status sample_open(trowel_archive *a, trowel_reader *r)
     return TROWEL_OK;
 }
 
-static const char *const wav_keys[] = {"rate", NULL};
-
 static trowel_status read_rate(trowel_ctx *ctx, const char *const *opts, size_t nopts,
                                uint32_t *rate)
 {
@@ -94,15 +92,19 @@ static trowel_status sample_convert(trowel_archive *a, const char *target, const
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "cine-sample converts to wav or json, not %s", target);
     uint32_t rate;
-    trowel_status s = trowel_options_check(a->ctx, opts, nopts, wav_keys);
-    if (s == TROWEL_OK)
-        s = read_rate(a->ctx, opts, nopts, &rate);
+    trowel_status s = read_rate(a->ctx, opts, nopts, &rate);
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;
     trowel_reader_init(&r, a->ctx, a->in);
     return trowel_wav_write_reader(a->ctx, out, &r, rate, true);
 }
+
+
+static const trowel_option_info sample_options[] = {
+    {"rate", "N", "samples per second written in the WAV header (default 8287)", "wav"},
+    {NULL, NULL, NULL, NULL},
+};
 
 const trowel_format trowel_format_cine_sample = {
     .id = "cine-sample",
@@ -112,6 +114,7 @@ const trowel_format trowel_format_cine_sample = {
     .caps = 0,
     .create_options = "",
     .convert_targets = "wav",
+    .options = sample_options,
     .bid = sample_bid,
     .open = sample_open,
     .convert = sample_convert,

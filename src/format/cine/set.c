@@ -210,6 +210,9 @@ static trowel_status set_convert(trowel_archive *a, const char *target, const ch
     return cine_convert_png(&f, opts, nopts, out);
 }
 
+
+static const trowel_option_info set_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+
 const trowel_format trowel_format_cine_set = {
     .id = "cine-set",
     .family = "cinematique",
@@ -218,6 +221,7 @@ const trowel_format trowel_format_cine_set = {
     .caps = TROWEL_CAP_LIST,
     .create_options = "",
     .convert_targets = "png",
+    .options = set_options,
     .bid = set_bid,
     .open = set_open,
     .read_entry = cine_copy_entry,

@@ -476,11 +476,7 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
 
 static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
-    static const char *const keys[] = {"raw", NULL};
-    trowel_status s = trowel_options_check(a->ctx, opts, n, keys);
-    if (s != TROWEL_OK)
-        return s;
-    vsif_state *st = a->priv;
+    vsif_state *st = a->priv; /* keys checked against vsif_options */
     const char *raw = trowel_options_get(opts, n, "raw");
     if (raw) {
         if (strcmp(raw, "1") != 0 && strcmp(raw, "0") != 0)
@@ -1356,6 +1352,12 @@ static trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
     return s;
 }
 
+
+static const trowel_option_info vsif_options[] = {
+    {"raw", "0|1", "1: extract scenes as stored (BVCD), not as text VCD (as --raw)", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
 const trowel_format trowel_format_vsif = {
     .id = "vsif",
     .family = "valve",
@@ -1367,6 +1369,7 @@ const trowel_format trowel_format_vsif = {
         "compress=auto|lzma|none: LZMA per scene, kept only when smaller (default auto)\n"
         "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept",
     .convert_targets = "",
+    .options = vsif_options,
     .bid = vsif_bid,
     .open = vsif_open,
     .read_entry = vsif_read_entry,
