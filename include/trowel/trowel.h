@@ -20,6 +20,7 @@
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,6 +101,16 @@ typedef void (*trowel_progress_fn)(void *user, uint64_t done, uint64_t total);
 /* Called now and then during long work; total is 0 when unknown. */
 void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user);
 
+/* Told of each named temporary file a file sink makes: live is true just
+ * before name appears inside the folder dirfd and false once it is gone
+ * (renamed into place or removed). A program killed by a signal can unlink
+ * the live ones from its handler (unlinkat is async-signal-safe); dirfd
+ * stays open while a name is live. Linux file sinks mostly write to
+ * unnamed files, which need none of this: only where the file system has
+ * no unnamed files, and for an instant when --force replaces a file. */
+typedef void (*trowel_temp_fn)(void *user, int dirfd, const char *name, bool live);
+void trowel_ctx_set_temp_handler(trowel_ctx *ctx, trowel_temp_fn fn, void *user);
+
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
 void trowel_ctx_clear_error(trowel_ctx *ctx);
 
@@ -124,9 +135,10 @@ void trowel_input_close(trowel_input *in);
 
 /* ------------------------------------------------------------------ sink */
 
-/* Where output goes. File sinks write to a temporary name beside the target
- * and rename it into place only in trowel_sink_finish, so a failure never
- * leaves a half-written file under the final name. */
+/* Where output goes. File sinks write to an unnamed file in the target's
+ * folder (Linux O_TMPFILE; elsewhere a short temporary name beside the
+ * target) and put it under the final name only in trowel_sink_finish, so a
+ * failure, or a kill, never leaves a half-written file under that name. */
 typedef struct trowel_sink trowel_sink;
 
 enum {

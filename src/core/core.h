@@ -30,6 +30,8 @@ struct trowel_ctx {
     void *warn_user;
     trowel_progress_fn progress_fn;
     void *progress_user;
+    trowel_temp_fn temp_fn;
+    void *temp_user;
     char entry[256];           /* entry being handled, copied into errors */
     uint64_t progress_base;    /* see trowel_progress_scope */
     uint64_t progress_span;
