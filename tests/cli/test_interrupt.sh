@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Interrupted runs leave nothing behind: SIGINT, SIGTERM and even SIGKILL in
+# the middle of writing an output leave its folder empty (the output is an
+# unnamed file until it is complete), and the exit status shows the signal.
+. "${BASH_SOURCE%/*}/lib.sh"
+
+# Background jobs of a non-interactive shell ignore SIGINT; job control
+# gives them the default dispositions, as a terminal would.
+set -m
+
+# 48 MB of noise takes the Delphine packer a few seconds.
+head -c 48000000 /dev/urandom >noise.bin
+
+# wait_for_output PID: waits (up to 20 s) until PID holds an output open in
+# out/ (an unnamed file shows as "out/#NNN (deleted)" in /proc); returns 1
+# if it never does.
+wait_for_output() {
+    local pid=$1 tries=0 fd target
+    while [ $tries -lt 2000 ]; do
+        for fd in /proc/"$pid"/fd/*; do
+            target=$(readlink "$fd" 2>/dev/null) || continue
+            case "$target" in
+            "$WORK/out/"*) return 0 ;;
+            esac
+        done
+        kill -0 "$pid" 2>/dev/null || return 1
+        sleep 0.01
+        tries=$((tries + 1))
+    done
+    return 1
+}
+
+interrupt_with() { # SIGNAL EXPECTED-STATUS
+    rm -rf out && mkdir out
+    "$TROWEL" compress -c bytekiller -o out/noise.bk noise.bin 2>"$T_ROOT/lib/err-$1" &
+    local pid=$!
+    if ! wait_for_output "$pid"; then
+        wait "$pid"
+        fail "$1: trowel never opened its output" "status $?" "$(cat "$T_ROOT/lib/err-$1")"
+        return
+    fi
+    assert_dir_empty "$1 mid-way: nothing visible under any name" out
+    kill -s "$1" "$pid"
+    wait "$pid"
+    RC=$?
+    ERR=$(cat "$T_ROOT/lib/err-$1")
+    assert_rc "$1: died of the signal" "$2"
+    assert_dir_empty "$1: nothing left behind, no hidden temporary either" out
+}
+
+if [ -d /proc/self/fd ]; then
+    interrupt_with INT 130
+    interrupt_with TERM 143
+    interrupt_with KILL 137
+    interrupt_with HUP 129
+else
+    note "no /proc: interrupts not tested"
+fi
+
+# ---- uninterrupted, the same run completes and round-trips
+run "$TROWEL" compress -c bytekiller -o out/noise.bk noise.bin
+assert_rc "uninterrupted compress" 0
+run "$TROWEL" decompress -c bytekiller -o out/noise.back out/noise.bk
+assert_rc "uninterrupted decompress" 0
+assert_same_file "round trip" noise.bin out/noise.back
+assert_eq "only the two outputs" "noise.back noise.bk" "$(ls -A out | tr '\n' ' ' | sed 's/ $//')"
+
+finish
