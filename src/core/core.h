@@ -25,6 +25,7 @@ struct trowel_ctx {
     unsigned threads;          /* 0: one per online CPU */
     uint64_t mem_in_use;       /* bytes handed out by trowel_mem_alloc, alive now */
     uint64_t fail_alloc_after; /* tests: fail the Nth allocation (0 = never) */
+    bool named_temps_only;     /* tests: file sinks use the named fallback */
     trowel_error last_error;
     trowel_warning_fn warn_fn;
     void *warn_user;

@@ -99,7 +99,7 @@ static int create_named_temp(trowel_sink *s)
 static bool open_unnamed(trowel_sink *s)
 {
 #if defined(__linux__) && defined(O_TMPFILE)
-    if (faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) != 0)
+    if (s->ctx->named_temps_only || faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) != 0)
         return false;
     s->fd = openat(s->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     s->unnamed = s->fd >= 0;
