@@ -99,6 +99,12 @@ static int run_list(const cli_args *args, cli_session *s)
         print_long(o.a);
     else
         print_names(o.a);
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a)) {
+        fprintf(stderr, CLI_PROGRAM ": ");
+        cli_put_safe(stderr, path);
+        fputs(": damaged: some entries listed cannot be read\n", stderr);
+        rc = CLI_EXIT_FAILURE;
+    }
     cli_close_archive(&o);
     return rc;
 }

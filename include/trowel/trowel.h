@@ -272,6 +272,11 @@ const trowel_format *trowel_archive_format(const trowel_archive *a);
 /* Header fields: always "format" and "version"; then format-specific keys. */
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
+/* Whether the archive opened damaged: its directory was read but some
+ * entries' data cannot be (cut off, corrupt). Every entry is listed; reading
+ * one of those fails with an error naming it, the others read as usual. A
+ * warning named each at open. */
+bool trowel_archive_damaged(const trowel_archive *a);
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
 
 /* Formats that store only hashes of names (scenes.image): path is a text
