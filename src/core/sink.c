@@ -124,7 +124,9 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
     s->owns_dirfd = owns;
     s->flags = flags;
     s->final_name = trowel_mem_strdup(ctx, name);
+    const char *purpose = trowel_mem_purpose(ctx, "the output file's buffer");
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
+    trowel_mem_purpose(ctx, purpose);
     if (!s->final_name || !s->buf) {
         free_sink(s);
         return ctx->last_error.status;
@@ -198,7 +200,9 @@ trowel_status trowel_sink_open_fd(trowel_ctx *ctx, int fd, const char *name, tro
     if (!s)
         return ctx->last_error.status;
     s->fd = fd;
+    const char *purpose = trowel_mem_purpose(ctx, "the output's buffer");
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
+    trowel_mem_purpose(ctx, purpose);
     if (!s->buf) {
         free_sink(s);
         return ctx->last_error.status;
@@ -248,7 +252,9 @@ static trowel_status grow_memory(trowel_sink *s, size_t need)
             return trowel_fail(s->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "output too large");
         cap *= 2;
     }
+    const char *purpose = trowel_mem_purpose(s->ctx, "the output kept in memory");
     uint8_t *b = trowel_mem_realloc(s->ctx, s->buf, cap);
+    trowel_mem_purpose(s->ctx, purpose);
     if (!b)
         return s->ctx->last_error.status;
     s->buf = b;
