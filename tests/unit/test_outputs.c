@@ -1,7 +1,8 @@
 /*
  * Unit tests for how file sinks put outputs in place: unnamed files (no
  * name at all until finished), the short named fallback and what the temp
- * handler hears of it, names of 255 bytes, replacing, and positional writes.
+ * handler hears of it, names of 255 bytes, replacing, and positional writes;
+ * and memory-limit refusals that say what, how much, in use and the limit.
  */
 #include "core/sink.h"
 #include "files.h"
@@ -215,7 +216,106 @@ static void test_positional_writes_to_named_fallback(void)
     check_positional(true);
 }
 
-TEST_MAIN(TEST(test_unnamed_output_has_no_name_until_finished),
+/* ---------------------------------------------------------- output folders */
+
+static bool is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void test_outdir_removes_only_the_empty_folders_it_made(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char root[256], path[400];
+    snprintf(root, sizeof root, "%s/made/deeper", dir);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, root, 0, &d) == TROWEL_OK);
+    trowel_sink *s;
+    /* One entry fails in a sub-folder, one is written in another. */
+    REQUIRE(trowel_outdir_create(d, "FAILS/SUB/x.bin", &s) == TROWEL_OK);
+    trowel_sink_discard(s);
+    REQUIRE(trowel_outdir_create(d, "KEPT/EMPTY/../y.bin", &s) == TROWEL_ERR_UNSAFE_PATH);
+    REQUIRE(trowel_outdir_create(d, "KEPT/y.bin", &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "y", 1) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    trowel_outdir_close(d);
+    snprintf(path, sizeof path, "%s/KEPT/y.bin", root);
+    CHECK(file_is(path, "y"));
+    snprintf(path, sizeof path, "%s/FAILS", root);
+    CHECK(!is_dir(path));
+    CHECK_EQ_U64(count_dir_entries(root), 1);
+
+    /* Nothing written: every folder it made goes, the user's stays. */
+    snprintf(root, sizeof root, "%s/new/er", dir);
+    REQUIRE(trowel_outdir_open(ctx, root, 0, &d) == TROWEL_OK);
+    REQUIRE(trowel_outdir_create(d, "A/B/z.bin", &s) == TROWEL_OK);
+    trowel_sink_discard(s);
+    trowel_outdir_close(d);
+    snprintf(path, sizeof path, "%s/new", dir);
+    CHECK(!is_dir(path));
+    CHECK(is_dir(dir));
+    REQUIRE(trowel_outdir_open(ctx, dir, 0, &d) == TROWEL_OK);
+    trowel_outdir_close(d);
+    CHECK(is_dir(dir));
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+/* ---------------------------------------------------------- memory words */
+
+static void test_limit_message_names_purpose_sizes_and_limit(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, 300 * 1024);
+    void *held = trowel_mem_alloc(ctx, 100 * 1024);
+    REQUIRE(held != NULL);
+    CHECK(trowel_mem_purpose(ctx, "the decoded scene") == NULL);
+    CHECK(trowel_mem_alloc(ctx, 256 * 1024) == NULL);
+    CHECK(trowel_ctx_last_error(ctx)->status == TROWEL_ERR_LIMIT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 256 KiB for the decoded scene, 100 KiB already in "
+              "use, limit 300 KiB (--mem-limit)");
+    /* Growing names the same purpose and counts only the growth. */
+    CHECK(trowel_mem_realloc(ctx, held, 500 * 1024) == NULL);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 400 KiB for the decoded scene, 100 KiB already in "
+              "use, limit 300 KiB (--mem-limit)");
+    /* Restoring: back to unnamed. */
+    CHECK_STR(trowel_mem_purpose(ctx, NULL), "the decoded scene");
+    CHECK(trowel_mem_alloc(ctx, 1024 * 1024 + 512 * 1024) == NULL);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 1.5 MiB for working memory, 100 KiB already in use, "
+              "limit 300 KiB (--mem-limit)");
+    trowel_mem_free(ctx, held);
+    /* An explicit what wins; bytes, tenths and GiB. */
+    trowel_ctx_set_mem_limit(ctx, 0); /* the default: 1 GiB */
+    trowel_mem_purpose(ctx, "ignored here");
+    CHECK(trowel_mem_check(ctx, ((uint64_t)3 << 30) / 2, "the LZMA decoder") == TROWEL_ERR_LIMIT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 1.5 GiB for the LZMA decoder, 0 bytes already in use, "
+              "limit 1 GiB (--mem-limit)");
+    trowel_ctx_set_mem_limit(ctx, 1000);
+    void *one = trowel_mem_alloc(ctx, 1);
+    CHECK(trowel_mem_check(ctx, 1000, "x") == TROWEL_ERR_LIMIT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 1000 bytes for x, 1 byte already in use, limit 1000 "
+              "bytes (--mem-limit)");
+    CHECK(trowel_mem_check(ctx, 999, "x") == TROWEL_OK);
+    trowel_mem_free(ctx, one);
+    trowel_ctx_set_mem_limit(ctx, 1024 + 1023);
+    CHECK(trowel_mem_check(ctx, 5000, "y") == TROWEL_ERR_LIMIT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "over the memory limit: needs 4.8 KiB for y, 0 bytes already in use, limit 1.9 KiB "
+              "(--mem-limit)");
+    trowel_ctx_free(ctx);
+}
+
+TEST_MAIN(TEST(test_outdir_removes_only_the_empty_folders_it_made),
+          TEST(test_limit_message_names_purpose_sizes_and_limit),
+          TEST(test_unnamed_output_has_no_name_until_finished),
           TEST(test_unnamed_output_refuses_name_taken_meanwhile),
           TEST(test_named_fallback_is_short_announced_and_removed),
           TEST(test_positional_writes_to_unnamed_file),
