@@ -442,6 +442,25 @@ static trowel_status commit_unnamed(trowel_sink *s)
     return st;
 }
 
+/* Puts the named temporary under the final name unless that exists: 0 or an
+ * errno value. link refuses an existing name atomically; a file system with
+ * no hard links (FAT) gets a rename that refuses it just as well. */
+static int place_named_no_replace(trowel_sink *s)
+{
+    if (linkat(s->dirfd, s->temp_name, s->dirfd, s->final_name, 0) == 0)
+        return 0;
+    int err = errno;
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (err == EPERM || err == EOPNOTSUPP || err == ENOSYS) {
+        if (renameat2(s->dirfd, s->temp_name, s->dirfd, s->final_name, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EINVAL) /* EINVAL: the flag is not supported; say why link failed */
+            err = errno;
+    }
+#endif
+    return err;
+}
+
 /* The named temporary: closed, then linked (a new name) or renamed
  * (replacing) into place, and always removed. */
 static trowel_status commit_named(trowel_sink *s)
@@ -459,9 +478,9 @@ static trowel_status commit_named(trowel_sink *s)
             st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
                              s->name, strerror(errno));
     } else if (st == TROWEL_OK) {
-        /* link refuses an existing name atomically: no window for a race. */
-        if (linkat(s->dirfd, s->temp_name, s->dirfd, s->final_name, 0) != 0)
-            st = fail_exists_or(s, errno);
+        int err = place_named_no_replace(s);
+        if (err)
+            st = fail_exists_or(s, err);
     }
     unlinkat(s->dirfd, s->temp_name, 0);
     announce_temp(s, false);
