@@ -170,7 +170,9 @@ void trowel_sink_discard(trowel_sink *sink);
 
 /* A folder that archive entries are extracted into. Names are checked with
  * trowel_path_normalize; missing parent folders are made; no symbolic link
- * inside the folder is ever followed; outputs go through temporary names. */
+ * inside the folder is ever followed; outputs are file sinks (all or
+ * nothing). Closing removes the folders it made that are still empty, so
+ * an extraction whose entries all failed leaves nothing behind. */
 typedef struct trowel_outdir trowel_outdir;
 
 trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sink_flags,
