@@ -163,6 +163,12 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
         rc = cli_recover_names(j->s, path, o.a, names);
         if (rc == CLI_EXIT_OK)
             rc = show(j, path, o.a, index, count);
+        if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a)) {
+            fprintf(stderr, CLI_PROGRAM ": ");
+            cli_put_safe(stderr, cli_display_name(path));
+            fputs(": damaged: some entries listed cannot be read\n", stderr);
+            rc = CLI_EXIT_FAILURE;
+        }
         cli_close_archive(&o);
     }
     if (rc != CLI_EXIT_OK && j->array)

@@ -3,6 +3,7 @@
  * it in a session, and answers --help, --version and 'help VERB'.
  */
 #include "cli.h"
+#include "signals.h"
 
 #include <errno.h>
 #include <string.h>
@@ -126,8 +127,10 @@ static int run_command(const cli_command *cmd, int argc, char **argv)
     }
     cli_session s;
     rc = cli_session_open(&s, cmd->name, &args);
-    if (rc == CLI_EXIT_OK)
+    if (rc == CLI_EXIT_OK) {
+        trowel_ctx_set_temp_handler(s.ctx, cli_signals_temp_handler, NULL);
         rc = cmd->run(&args, &s);
+    }
     cli_session_close(&s);
     cli_args_free(&args);
     return rc;
@@ -170,5 +173,6 @@ int main(int argc, char **argv)
         fputs("Usage: " CLI_PROGRAM " COMMAND [OPTION]... [ARGUMENT]...\n", stderr);
         return cli_usage_error(NULL, "no command given");
     }
+    cli_signals_install();
     return finish_stdout(dispatch(argc, argv));
 }

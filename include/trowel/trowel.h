@@ -49,6 +49,7 @@
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -138,6 +139,16 @@ typedef void (*trowel_progress_fn)(void *user, uint64_t done, uint64_t total);
  * when unknown. fn NULL: no progress reports. */
 void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user);
 
+/* Told of each named temporary file a file sink makes: live is true just
+ * before name appears inside the folder dirfd and false once it is gone
+ * (renamed into place or removed). A program killed by a signal can unlink
+ * the live ones from its handler (unlinkat is async-signal-safe); dirfd
+ * stays open while a name is live. Linux file sinks mostly write to
+ * unnamed files, which need none of this: only where the file system has
+ * no unnamed files, and for an instant when --force replaces a file. */
+typedef void (*trowel_temp_fn)(void *user, int dirfd, const char *name, bool live);
+void trowel_ctx_set_temp_handler(trowel_ctx *ctx, trowel_temp_fn fn, void *user);
+
 /* The detail of the last failure on this context; owned by the context,
  * valid until its next call that fails or clears it. Never NULL. */
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
@@ -172,11 +183,13 @@ void trowel_input_close(trowel_input *in);
 
 /* ------------------------------------------------------------------ sink */
 
-/* Where output goes. File sinks write to a temporary name beside the target
- * and rename it into place only in trowel_sink_finish, so a failure never
- * leaves a half-written file under the final name. Every sink opened must
- * end in exactly one trowel_sink_finish or trowel_sink_discard, which frees
- * it; the sink pointer is invalid afterwards. */
+/* Where output goes. File sinks write to an unnamed file in the target's
+ * folder (Linux O_TMPFILE; elsewhere a short temporary name beside the
+ * target) and put it under the final name only in trowel_sink_finish, so a
+ * failure, or a kill, never leaves a half-written file under that name.
+ * Every sink opened must end in exactly one trowel_sink_finish or
+ * trowel_sink_discard, which frees it; the sink pointer is invalid
+ * afterwards. */
 typedef struct trowel_sink trowel_sink;
 
 enum {
@@ -216,7 +229,9 @@ void trowel_sink_discard(trowel_sink *sink);
 
 /* A folder that archive entries are extracted into. Names are checked with
  * trowel_path_normalize; missing parent folders are made; no symbolic link
- * inside the folder is ever followed; outputs go through temporary names. */
+ * inside the folder is ever followed; outputs are file sinks (all or
+ * nothing). Closing removes the folders it made that are still empty, so
+ * an extraction whose entries all failed leaves nothing behind. */
 typedef struct trowel_outdir trowel_outdir;
 
 /* Opens path as the output folder, making it (and its parents) if missing.
@@ -347,6 +362,11 @@ const trowel_format *trowel_archive_format(const trowel_archive *a);
 /* Header fields: always "format" and "version"; then format-specific keys. */
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
+/* Whether the archive opened damaged: its directory was read but some
+ * entries' data cannot be (cut off, corrupt). Every entry is listed; reading
+ * one of those fails with an error naming it, the others read as usual. A
+ * warning named each at open. */
+bool trowel_archive_damaged(const trowel_archive *a);
 /* NULL past the end; owned by the archive (names may change after
  * trowel_archive_set_names). */
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);

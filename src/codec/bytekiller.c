@@ -512,7 +512,7 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 4,
                            "length field says %lu bytes, more than a %llu-byte stream can hold",
                            (unsigned long)length, (unsigned long long)n);
-    if ((s = trowel_mem_check(ctx, n + (uint64_t)length, "packed stream and its output")) !=
+    if ((s = trowel_mem_check(ctx, n + (uint64_t)length, "the packed stream and its output")) !=
         TROWEL_OK)
         return s;
     uint8_t *src;

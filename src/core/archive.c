@@ -141,6 +141,10 @@ trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *o
 }
 
 size_t trowel_archive_entry_count(const trowel_archive *a) { return a->entry_count; }
+
+bool trowel_archive_damaged(const trowel_archive *a) { return a->damaged; }
+
+void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t i)
 {
     return i < a->entry_count ? &a->entries[i] : NULL;
@@ -175,7 +179,9 @@ trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowe
     }
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
+    const char *purpose = trowel_mem_purpose(ctx, "reading the archive's directory");
     trowel_status s = fmt->open(a, &r);
+    trowel_mem_purpose(ctx, purpose);
     if (s != TROWEL_OK) {
         trowel_archive_close(a);
         return s;
@@ -250,7 +256,9 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
     if (index >= a->entry_count || !a->fmt->read_entry)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
     bool nested = entry_begins(a, index);
+    const char *purpose = trowel_mem_purpose(a->ctx, "decoding the entry");
     trowel_status s = a->fmt->read_entry(a, index, out);
+    trowel_mem_purpose(a->ctx, purpose);
     entry_ends(a, index, nested);
     if (s == TROWEL_OK)
         trowel_set_entry(a->ctx, NULL);
@@ -282,7 +290,9 @@ static trowel_status verify_entry(trowel_archive *a, size_t index)
         return TROWEL_OK;
     }
     bool nested = entry_begins(a, index);
+    const char *purpose = trowel_mem_purpose(a->ctx, "checking the entry");
     trowel_status s = a->fmt->verify_entry(a, index);
+    trowel_mem_purpose(a->ctx, purpose);
     entry_ends(a, index, nested);
     return s;
 }
@@ -507,8 +517,11 @@ trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
         s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources.source_count);
     if (sources)
         with_sources.sources = sources;
-    if (s == TROWEL_OK)
+    if (s == TROWEL_OK) {
+        const char *purpose = trowel_mem_purpose(ctx, "building the new file");
         s = f->create(ctx, &with_sources, manifest, out);
+        trowel_mem_purpose(ctx, purpose);
+    }
     free_sources(ctx, sources, with_sources.source_count);
     json_object_put(manifest);
     return s;
@@ -539,7 +552,10 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
     if (!a->fmt->convert)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "%s files convert only to json", a->fmt->id);
-    return a->fmt->convert(a, target, opts, nopts, out);
+    const char *purpose = trowel_mem_purpose(ctx, "the conversion");
+    trowel_status s = a->fmt->convert(a, target, opts, nopts, out);
+    trowel_mem_purpose(ctx, purpose);
+    return s;
 }
 
 /* ---------------------------------------------------------------- codecs */
@@ -563,7 +579,10 @@ trowel_status trowel_codec_compress(trowel_ctx *ctx, const trowel_codec *c, trow
     trowel_ctx_clear_error(ctx);
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
-    return c->compress(ctx, &r, out);
+    const char *purpose = trowel_mem_purpose(ctx, "compressing");
+    trowel_status s = c->compress(ctx, &r, out);
+    trowel_mem_purpose(ctx, purpose);
+    return s;
 }
 
 trowel_status trowel_codec_compress_whole(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out,
@@ -587,5 +606,8 @@ trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, tr
     trowel_ctx_clear_error(ctx);
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
-    return c->decompress(ctx, &r, expected_size, out);
+    const char *purpose = trowel_mem_purpose(ctx, "decompressing");
+    trowel_status s = c->decompress(ctx, &r, expected_size, out);
+    trowel_mem_purpose(ctx, purpose);
+    return s;
 }

@@ -90,6 +90,12 @@ void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, voi
     ctx->progress_user = user;
 }
 
+void trowel_ctx_set_temp_handler(trowel_ctx *ctx, trowel_temp_fn fn, void *user)
+{
+    ctx->temp_fn = fn;
+    ctx->temp_user = user;
+}
+
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx)
 {
     return &ctx->last_error;

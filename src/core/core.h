@@ -25,11 +25,15 @@ struct trowel_ctx {
     unsigned threads;          /* 0: one per online CPU */
     uint64_t mem_in_use;       /* bytes handed out by trowel_mem_alloc, alive now */
     uint64_t fail_alloc_after; /* tests: fail the Nth allocation (0 = never) */
+    bool named_temps_only;     /* tests: file sinks use the named fallback */
+    const char *mem_purpose;   /* see trowel_mem_purpose */
     trowel_error last_error;
     trowel_warning_fn warn_fn;
     void *warn_user;
     trowel_progress_fn progress_fn;
     void *progress_user;
+    trowel_temp_fn temp_fn;
+    void *temp_user;
     char entry[256];           /* entry being handled, copied into errors */
     uint64_t progress_base;    /* see trowel_progress_scope */
     uint64_t progress_span;
@@ -66,8 +70,15 @@ void *trowel_mem_calloc(trowel_ctx *ctx, size_t count, size_t size);
 void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size);
 void trowel_mem_free(trowel_ctx *ctx, void *p);
 char *trowel_mem_strdup(trowel_ctx *ctx, const char *s);
-/* Checks, without allocating, that size more bytes fit under the limit. */
+/* Checks, without allocating, that size more bytes fit under the limit;
+ * what names them in the error ("the LZMA decoder"). */
 trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what);
+/* Names what the allocations from now on are for, so that an allocation
+ * the limit refuses says so in words: "over the memory limit: needs 256
+ * KiB for <what>, 12 KiB already in use, limit 300 KiB (--mem-limit)".
+ * what must outlive its use (a string literal); NULL: unnamed. Returns the
+ * purpose it replaces, for the caller to restore. */
+const char *trowel_mem_purpose(trowel_ctx *ctx, const char *what);
 
 /* Overflow-checked arithmetic for sizes read from files. */
 static inline bool trowel_add_overflows(uint64_t a, uint64_t b, uint64_t *sum)

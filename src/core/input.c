@@ -63,7 +63,9 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
     }
     in->fd = fd;
     in->size = (uint64_t)st.st_size;
+    const char *purpose = trowel_mem_purpose(ctx, "the input file's read buffer");
     in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
+    trowel_mem_purpose(ctx, purpose);
     if (!in->cache) {
         trowel_input_close(in);
         return ctx->last_error.status;

@@ -5,6 +5,7 @@
  */
 #include "core.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,14 +15,53 @@ typedef union block_header {
     max_align_t align;
 } block_header;
 
+/* A byte count as people say it: "900 bytes", "256 KiB", "1.5 GiB" (one
+ * decimal, only when it is not a whole number of units). */
+static void size_in_words(uint64_t n, char *out, size_t cap)
+{
+    static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    if (n < 1024) {
+        snprintf(out, cap, "%llu byte%s", (unsigned long long)n, n == 1 ? "" : "s");
+        return;
+    }
+    size_t u = 0;
+    uint64_t unit = 1024;
+    while (u + 1 < sizeof units / sizeof units[0] && n / unit >= 1024) {
+        unit *= 1024;
+        u++;
+    }
+    uint64_t whole = n / unit;
+    uint64_t tenths = (n % unit) * 10 / unit;
+    if (tenths)
+        snprintf(out, cap, "%llu.%llu %s", (unsigned long long)whole, (unsigned long long)tenths,
+                 units[u]);
+    else
+        snprintf(out, cap, "%llu %s", (unsigned long long)whole, units[u]);
+}
+
+/* what: what the memory is for; NULL takes the context's purpose. */
 static trowel_status admit(trowel_ctx *ctx, uint64_t size, const char *what)
 {
     uint64_t total;
-    if (trowel_add_overflows(ctx->mem_in_use, size, &total) || total > ctx->mem_limit)
-        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
-                           "%s needs %llu bytes, over the memory limit of %llu bytes", what,
-                           (unsigned long long)size, (unsigned long long)ctx->mem_limit);
-    return TROWEL_OK;
+    if (!trowel_add_overflows(ctx->mem_in_use, size, &total) && total <= ctx->mem_limit)
+        return TROWEL_OK;
+    char need[32], used[32], limit[32];
+    size_in_words(size, need, sizeof need);
+    size_in_words(ctx->mem_in_use, used, sizeof used);
+    size_in_words(ctx->mem_limit, limit, sizeof limit);
+    if (!what)
+        what = ctx->mem_purpose ? ctx->mem_purpose : "working memory";
+    return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                       "over the memory limit: needs %s for %s, %s already in use, limit %s "
+                       "(--mem-limit)",
+                       need, what, used, limit);
+}
+
+const char *trowel_mem_purpose(trowel_ctx *ctx, const char *what)
+{
+    const char *previous = ctx->mem_purpose;
+    ctx->mem_purpose = what;
+    return previous;
 }
 
 trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what)
@@ -38,7 +78,7 @@ static bool injected_failure(trowel_ctx *ctx)
 
 void *trowel_mem_alloc(trowel_ctx *ctx, size_t size)
 {
-    if (admit(ctx, size, "an allocation") != TROWEL_OK)
+    if (admit(ctx, size, NULL) != TROWEL_OK)
         return NULL;
     if (size > SIZE_MAX - sizeof(block_header))
         return NULL;
@@ -72,7 +112,7 @@ void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size)
         return trowel_mem_alloc(ctx, size);
     block_header *h = (block_header *)p - 1;
     size_t old = h->size;
-    if (size > old && admit(ctx, size - old, "growing a buffer") != TROWEL_OK)
+    if (size > old && admit(ctx, size - old, NULL) != TROWEL_OK)
         return NULL;
     if (size > SIZE_MAX - sizeof(block_header))
         return NULL;

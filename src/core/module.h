@@ -105,6 +105,7 @@ struct trowel_archive {
     trowel_verify_fn report_fn;
     void *report_user;
     size_t problems;
+    bool damaged; /* see trowel_archive_mark_damaged */
 };
 
 /* Adds an entry (strings copied) and returns its extra-property list, into
@@ -112,6 +113,9 @@ struct trowel_archive {
 trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
 /* Renames entry index (after --names found its name). */
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name);
+/* Open found entries whose data cannot be read (cut off, corrupt) but kept
+ * the rest readable: it warns for each and marks the archive damaged. */
+void trowel_archive_mark_damaged(trowel_archive *a);
 /* verify: records one problem (the error currently on the context). */
 void trowel_archive_report(trowel_archive *a);
 

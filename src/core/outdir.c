@@ -4,6 +4,8 @@
  * characters), and then walked one component at a time from an open handle
  * on the output folder with O_NOFOLLOW: a symbolic link planted inside the
  * folder (or by an earlier entry) can never redirect a write outside it.
+ * Folders it makes and leaves empty (every entry in them failed) are removed
+ * when it closes, so a failed extraction leaves nothing behind.
  */
 #include "sink.h"
 
@@ -19,6 +21,9 @@ struct trowel_outdir {
     int fd;
     unsigned flags;
     char *path;
+    size_t made_from;  /* path[0, made_from) existed; the folders below it were made */
+    char **made;       /* sub-folders made inside, relative to fd, in order made */
+    size_t made_count, made_cap;
 };
 
 static bool is_drive_prefix(const char *s)
@@ -61,9 +66,14 @@ trowel_status trowel_path_normalize(const char *name, char *out, size_t cap)
     return n ? TROWEL_OK : TROWEL_ERR_UNSAFE_PATH;
 }
 
-/* mkdir -p: the user named this folder, so its parents may be made too. */
-static int make_folders(const char *path)
+/* mkdir -p: the user named this folder, so its parents may be made too.
+ * *made_from is where the first folder made begins in path (strlen(path)
+ * when none was made). */
+static int make_folders(const char *path, size_t *made_from)
 {
+    *made_from = strlen(path);
+    bool made_any = false;
+    size_t component = 0; /* where the component being made begins */
     char buf[4096];
     size_t n = strlen(path);
     if (n == 0 || n >= sizeof buf) {
@@ -76,9 +86,15 @@ static int make_folders(const char *path)
             continue;
         char c = buf[i];
         buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        if (mkdir(buf, 0777) == 0) {
+            if (!made_any)
+                *made_from = component;
+            made_any = true;
+        } else if (errno != EEXIST) {
             return -1;
+        }
         buf[i] = c;
+        component = i + 1;
     }
     return 0;
 }
@@ -87,7 +103,8 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sin
                                  trowel_outdir **out)
 {
     *out = NULL;
-    if (make_folders(path) != 0)
+    size_t made_from;
+    if (make_folders(path, &made_from) != 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create folder %s: %s",
                            path, strerror(errno));
     int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -105,24 +122,69 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sin
     d->fd = fd;
     d->flags = sink_flags;
     d->path = p;
+    d->made_from = made_from;
     *out = d;
     return TROWEL_OK;
+}
+
+/* Removes, deepest first, the folders this outdir made that are still
+ * empty; rmdir refuses any that is not, so nothing written is touched. */
+static void remove_empty_made_folders(trowel_outdir *d)
+{
+    for (size_t i = d->made_count; i-- > 0;)
+        unlinkat(d->fd, d->made[i], AT_REMOVEDIR);
+    char buf[4096];
+    size_t n = strlen(d->path);
+    if (d->made_from >= n || n >= sizeof buf)
+        return;
+    memcpy(buf, d->path, n + 1);
+    while (n > d->made_from) {
+        if (rmdir(buf) != 0)
+            return;
+        while (n > d->made_from && buf[n - 1] != '/')
+            n--;
+        while (n > d->made_from && buf[n - 1] == '/')
+            n--;
+        buf[n] = '\0';
+    }
 }
 
 void trowel_outdir_close(trowel_outdir *d)
 {
     if (!d)
         return;
+    remove_empty_made_folders(d);
     close(d->fd);
+    for (size_t i = 0; i < d->made_count; i++)
+        trowel_mem_free(d->ctx, d->made[i]);
+    trowel_mem_free(d->ctx, d->made);
     trowel_mem_free(d->ctx, d->path);
     trowel_mem_free(d->ctx, d);
 }
 
-/* Opens (making it if needed) the sub-folder component inside parent,
- * refusing to pass through a symbolic link or a non-folder. */
-static int open_child_dir(int parent, const char *component)
+/* Remembers the sub-folder rel (relative to the outdir) as made by us. A
+ * folder that cannot be remembered is merely left when empty. */
+static void remember_made(trowel_outdir *d, const char *rel)
 {
-    if (mkdirat(parent, component, 0777) != 0 && errno != EEXIST)
+    if (d->made_count == d->made_cap) {
+        size_t cap = d->made_cap ? d->made_cap * 2 : 8;
+        char **m = trowel_mem_realloc(d->ctx, d->made, cap * sizeof *m);
+        if (!m)
+            return;
+        d->made = m;
+        d->made_cap = cap;
+    }
+    char *copy = trowel_mem_strdup(d->ctx, rel);
+    if (copy)
+        d->made[d->made_count++] = copy;
+}
+
+/* Opens (making it if needed: *made says so) the sub-folder component
+ * inside parent, refusing to pass through a symbolic link or a non-folder. */
+static int open_child_dir(int parent, const char *component, bool *made)
+{
+    *made = mkdirat(parent, component, 0777) == 0;
+    if (!*made && errno != EEXIST)
         return -1;
     return openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
@@ -147,9 +209,13 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
     char *component = rel;
     for (char *slash; (slash = strchr(component, '/')) != NULL; component = slash + 1) {
         *slash = '\0';
-        int child = open_child_dir(fd, component);
+        bool made;
+        int child = open_child_dir(fd, component, &made);
         int err = errno;
         close(fd);
+        if (made)
+            remember_made(d, rel); /* rel ends at this component for now */
+        *slash = '/';
         if (child < 0)
             return trowel_fail(ctx, err == ELOOP || err == ENOTDIR ? TROWEL_ERR_UNSAFE_PATH
                                                                    : TROWEL_ERR_IO,

@@ -1,9 +1,15 @@
 /*
- * Output sinks. A file sink writes to a fresh temporary file beside its
- * target (created with O_EXCL, never following links) and only links or
- * renames it into place when the caller finishes it, so an error at any point
- * leaves no half-written file under the final name.
+ * Output sinks. A file sink never shows a partial file under its final name.
+ * On Linux it writes to an unnamed file (O_TMPFILE) in the target's folder
+ * and links it into place when the caller finishes it: an error, a signal or
+ * even kill -9 leaves nothing behind, and the target's name may be as long
+ * as the file system allows. Where the file system has no unnamed files, it
+ * writes to a short named temporary beside the target (created with O_EXCL,
+ * never following links), which the context's temp handler hears about so a
+ * program can remove it when a signal kills it.
  */
+/* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
+#define _GNU_SOURCE
 #include "sink.h"
 
 #include <errno.h>
@@ -49,8 +55,59 @@ static void free_sink(trowel_sink *s)
     trowel_mem_free(ctx, s->buf);
     trowel_mem_free(ctx, s->name);
     trowel_mem_free(ctx, s->final_name);
-    trowel_mem_free(ctx, s->temp_name);
     trowel_mem_free(ctx, s);
+}
+
+/* Tells the context's temp handler that the sink's temporary name is about
+ * to exist (live) or exists no more. */
+static void announce_temp(trowel_sink *s, bool live)
+{
+    if (s->ctx->temp_fn)
+        s->ctx->temp_fn(s->ctx->temp_user, s->dirfd, s->temp_name, live);
+}
+
+/* Gives the sink a fresh temporary name and calls make until it makes
+ * something under it (0) or fails for a reason other than the name being
+ * taken (an errno value). The name is short, whatever the target's length,
+ * and announced live from just before it is made. */
+static int with_fresh_temp(trowel_sink *s, int (*make)(trowel_sink *s))
+{
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        snprintf(s->temp_name, sizeof s->temp_name, ".trowel-%ld-%u", (long)getpid(), attempt);
+        announce_temp(s, true);
+        int err = make(s);
+        if (err == 0)
+            return 0;
+        announce_temp(s, false);
+        s->temp_name[0] = '\0';
+        if (err != EEXIST)
+            return err;
+    }
+    return EEXIST;
+}
+
+static int create_named_temp(trowel_sink *s)
+{
+    s->fd = openat(s->dirfd, s->temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   0666);
+    return s->fd >= 0 ? 0 : errno;
+}
+
+/* An unnamed file in the sink's folder, or false when the system or the
+ * file system has none (or it could not be linked into place later:
+ * linking needs /proc). */
+static bool open_unnamed(trowel_sink *s)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+    if (s->ctx->named_temps_only || faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) != 0)
+        return false;
+    s->fd = openat(s->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    s->unnamed = s->fd >= 0;
+    return s->unnamed;
+#else
+    (void)s;
+    return false;
+#endif
 }
 
 static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const char *name,
@@ -67,10 +124,10 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
     s->owns_dirfd = owns;
     s->flags = flags;
     s->final_name = trowel_mem_strdup(ctx, name);
+    const char *purpose = trowel_mem_purpose(ctx, "the output file's buffer");
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
-    size_t tcap = strlen(name) + 32;
-    s->temp_name = trowel_mem_alloc(ctx, tcap);
-    if (!s->final_name || !s->buf || !s->temp_name) {
+    trowel_mem_purpose(ctx, purpose);
+    if (!s->final_name || !s->buf) {
         free_sink(s);
         return ctx->last_error.status;
     }
@@ -82,19 +139,15 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
         return trowel_fail(ctx, TROWEL_ERR_EXISTS, TROWEL_NO_OFFSET,
                            "%s exists (use --force to overwrite)", display);
     }
-    /* A unique temporary beside the target: same folder, so rename is atomic. */
-    for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(s->temp_name, tcap, ".%s.trowel-%ld-%u", name, (long)getpid(), attempt);
-        s->fd = openat(dirfd, s->temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                       0666);
-        if (s->fd >= 0 || errno != EEXIST)
-            break;
-    }
-    if (s->fd < 0) {
-        int err = errno;
-        free_sink(s);
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create %s: %s", display,
-                           strerror(err));
+    /* Any failure of the unnamed file falls back to a named one, whose error
+     * (permissions, a full disk) is then the one reported. */
+    if (!open_unnamed(s)) {
+        int err = with_fresh_temp(s, create_named_temp);
+        if (err) {
+            free_sink(s);
+            return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create %s: %s",
+                               display, strerror(err));
+        }
     }
     *out = s;
     return TROWEL_OK;
@@ -147,7 +200,9 @@ trowel_status trowel_sink_open_fd(trowel_ctx *ctx, int fd, const char *name, tro
     if (!s)
         return ctx->last_error.status;
     s->fd = fd;
+    const char *purpose = trowel_mem_purpose(ctx, "the output's buffer");
     s->buf = trowel_mem_alloc(ctx, FILE_BUFFER_SIZE);
+    trowel_mem_purpose(ctx, purpose);
     if (!s->buf) {
         free_sink(s);
         return ctx->last_error.status;
@@ -197,7 +252,9 @@ static trowel_status grow_memory(trowel_sink *s, size_t need)
             return trowel_fail(s->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "output too large");
         cap *= 2;
     }
+    const char *purpose = trowel_mem_purpose(s->ctx, "the output kept in memory");
     uint8_t *b = trowel_mem_realloc(s->ctx, s->buf, cap);
+    trowel_mem_purpose(s->ctx, purpose);
     if (!b)
         return s->ctx->last_error.status;
     s->buf = b;
@@ -312,7 +369,101 @@ trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int er
     return TROWEL_OK;
 }
 
-static trowel_status commit_file(trowel_sink *s)
+/* Links the unnamed file fd into dirfd as name: 0 or an errno value
+ * (EEXIST when the name is taken). Through /proc first, which needs no
+ * privilege; AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH. */
+static int link_unnamed(int fd, int dirfd, const char *name)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    int err = errno;
+    if (err == EEXIST)
+        return err;
+    if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+        return 0;
+    return errno == EEXIST ? EEXIST : err;
+#else
+    (void)fd, (void)dirfd, (void)name;
+    return ENOTSUP;
+#endif
+}
+
+static int link_temp(trowel_sink *s)
+{
+    return link_unnamed(s->fd, s->dirfd, s->temp_name);
+}
+
+static trowel_status fail_exists_or(trowel_sink *s, int err)
+{
+    return trowel_fail(s->ctx, err == EEXIST ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                       "cannot create %s: %s", s->name,
+                       err == EEXIST ? "it exists (use --force to overwrite)" : strerror(err));
+}
+
+/* Puts the unnamed file under its final name. A new name is linked at once,
+ * atomically refusing one that appeared meanwhile. Replacing links it under
+ * a short temporary name and renames that over the target, so a name that
+ * is not the target's shows the output only between those two calls. */
+static trowel_status place_unnamed(trowel_sink *s)
+{
+    int err = link_unnamed(s->fd, s->dirfd, s->final_name);
+    if (err != EEXIST || !(s->flags & TROWEL_SINK_OVERWRITE))
+        return err ? fail_exists_or(s, err) : TROWEL_OK;
+    err = with_fresh_temp(s, link_temp);
+    if (err)
+        return fail_exists_or(s, err);
+    trowel_status st = TROWEL_OK;
+    if (renameat(s->dirfd, s->temp_name, s->dirfd, s->final_name) != 0) {
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
+                         s->name, strerror(errno));
+        unlinkat(s->dirfd, s->temp_name, 0);
+    }
+    announce_temp(s, false);
+    return st;
+}
+
+static trowel_status commit_unnamed(trowel_sink *s)
+{
+    trowel_status st = s->failed ? s->failed : flush_buffer(s);
+    if (st == TROWEL_OK)
+        st = place_unnamed(s);
+    bool placed = st == TROWEL_OK;
+    if (close(s->fd) != 0 && placed) {
+        /* Some file systems report a failed write only now: the file under
+         * the final name may be short, so it goes. */
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot close %s: %s", s->name,
+                         strerror(errno));
+        unlinkat(s->dirfd, s->final_name, 0);
+    }
+    s->fd = -1;
+    return st;
+}
+
+/* Puts the named temporary under the final name unless that exists: 0 or an
+ * errno value. link refuses an existing name atomically; a file system with
+ * no hard links (FAT) gets a rename that refuses it just as well. */
+static int place_named_no_replace(trowel_sink *s)
+{
+    if (linkat(s->dirfd, s->temp_name, s->dirfd, s->final_name, 0) == 0)
+        return 0;
+    int err = errno;
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (err == EPERM || err == EOPNOTSUPP || err == ENOSYS) {
+        if (renameat2(s->dirfd, s->temp_name, s->dirfd, s->final_name, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EINVAL) /* EINVAL: the flag is not supported; say why link failed */
+            err = errno;
+    }
+#endif
+    return err;
+}
+
+/* The named temporary: closed, then linked (a new name) or renamed
+ * (replacing) into place, and always removed. */
+static trowel_status commit_named(trowel_sink *s)
 {
     trowel_status st = s->failed ? s->failed : flush_buffer(s);
     if (st == TROWEL_OK && close(s->fd) != 0)
@@ -321,25 +472,24 @@ static trowel_status commit_file(trowel_sink *s)
     else if (st != TROWEL_OK)
         close(s->fd);
     s->fd = -1;
-    if (st != TROWEL_OK) {
-        unlinkat(s->dirfd, s->temp_name, 0);
-        return st;
-    }
-    if (s->flags & TROWEL_SINK_OVERWRITE) {
+    if (st == TROWEL_OK && (s->flags & TROWEL_SINK_OVERWRITE)) {
         /* rename replaces whatever is there, a link included, without following it. */
         if (renameat(s->dirfd, s->temp_name, s->dirfd, s->final_name) != 0)
             st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
                              s->name, strerror(errno));
-    } else {
-        /* link refuses an existing name atomically: no window for a race. */
-        if (linkat(s->dirfd, s->temp_name, s->dirfd, s->final_name, 0) != 0)
-            st = trowel_fail(s->ctx, errno == EEXIST ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO,
-                             TROWEL_NO_OFFSET, "cannot create %s: %s", s->name,
-                             errno == EEXIST ? "it exists (use --force to overwrite)"
-                                             : strerror(errno));
+    } else if (st == TROWEL_OK) {
+        int err = place_named_no_replace(s);
+        if (err)
+            st = fail_exists_or(s, err);
     }
     unlinkat(s->dirfd, s->temp_name, 0);
+    announce_temp(s, false);
     return st;
+}
+
+static trowel_status commit_file(trowel_sink *s)
+{
+    return s->unnamed ? commit_unnamed(s) : commit_named(s);
 }
 
 trowel_status trowel_sink_finish(trowel_sink *s)
@@ -367,7 +517,10 @@ void trowel_sink_discard(trowel_sink *s)
         return;
     if (s->kind == TROWEL_SINK_FILE && s->fd >= 0) {
         close(s->fd);
-        unlinkat(s->dirfd, s->temp_name, 0);
+        if (!s->unnamed) {
+            unlinkat(s->dirfd, s->temp_name, 0);
+            announce_temp(s, false);
+        }
     }
     free_sink(s);
 }

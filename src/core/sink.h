@@ -15,11 +15,12 @@ struct trowel_sink {
     uint8_t *buf;          /* file/fd: write buffer; memory: the data */
     size_t len, cap;
     uint32_t crc;          /* null sink */
-    int fd;                /* file: the temporary; fd: the caller's descriptor */
+    int fd;                /* file: the output being written; fd: the caller's descriptor */
     int dirfd;             /* file: the folder holding target and temporary */
     bool owns_dirfd;       /* file: close dirfd when done */
     char *final_name;      /* file: name inside dirfd */
-    char *temp_name;
+    bool unnamed;          /* file: fd is an O_TMPFILE file, linked into place at the end */
+    char temp_name[40];    /* file: the named temporary inside dirfd, or "" */
     unsigned flags;
 };
 

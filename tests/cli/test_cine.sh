@@ -95,11 +95,20 @@ hostile() { # NAME OFFSET BYTES EXPECTED-MESSAGE
     assert_rc "hostile $1: verify fails" 1
 }
 hostile packed-larger 26 '\000\000\000\004' "larger than the unpacked size"
-# An offset past the end: the second entry of a two-entry file (a broken
-# first offset leaves nothing to tell the file from random bytes, so it is
-# "not a format trowel knows", exit 1 all the same).
+# An offset past the end: the second entry of a two-entry file is damaged,
+# the first is still extracted (a broken first offset leaves nothing to tell
+# the file from random bytes, so it is "not a format trowel knows", exit 1
+# all the same).
 run "$TROWEL" create -t cine-part -o ONE.PRT --force -C src A11.BIN ARCH.TXT
-hostile offset-past-eof 48 '\177\377\377\000' "past the end"
+cp ONE.PRT h-offset-past-eof.PRT
+patch h-offset-past-eof.PRT 48 '\177\377\377\000'
+run "$TROWEL" extract h-offset-past-eof.PRT -C hout-offset-past-eof
+assert_rc "hostile offset-past-eof: exit 1" 1
+assert_contains "hostile offset-past-eof: message" "$ERR" "past the end"
+assert_same_file "hostile offset-past-eof: the sound entry is extracted" src/A11.BIN hout-offset-past-eof/A11.BIN
+assert_no_file "hostile offset-past-eof: not the damaged one" hout-offset-past-eof/ARCH.TXT
+run "$TROWEL" verify h-offset-past-eof.PRT
+assert_rc "hostile offset-past-eof: verify fails" 1
 run "$TROWEL" create -t cine-part -o ONE.PRT --force -C src ARCH.TXT
 hostile first-offset-broken 18 '\177\377\377\000' "not a format trowel knows"
 hostile dotdot-name 4 '../X\000' "not a valid part-file name"

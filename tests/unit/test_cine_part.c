@@ -425,7 +425,69 @@ static void test_cine_part_create_round_trips(void)
     rmdir(tmpdir);
 }
 
+/* Counts warnings, keeps the last. */
+typedef struct warnings {
+    int count;
+    char last[512];
+} warnings;
+
+static void count_warning(void *user, const trowel_error *w)
+{
+    warnings *ws = user;
+    ws->count++;
+    snprintf(ws->last, sizeof ws->last, "%s", w->message);
+}
+
+/* A file cut inside its second entry's data: both listed, the first read,
+ * the second failing with its name and offsets, the archive damaged. */
+static void test_cine_part_cut_file_keeps_what_can_be_read(void)
+{
+    trowel_ctx *ctx = new_ctx();
+    warnings ws = {0};
+    trowel_ctx_set_warning_handler(ctx, count_warning, &ws);
+    uint8_t f[256];
+    size_t n = build_part(f);
+    trowel_input *in;
+    trowel_archive *a;
+    REQUIRE(open_mem(ctx, f, n, &in, &a) == TROWEL_OK);
+    CHECK(!trowel_archive_damaged(a));
+    CHECK_EQ_U64(ws.count, 0);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+
+    REQUIRE(trowel_input_open_memory(ctx, f, n - 3, "CUT.PRT", &in) == TROWEL_OK);
+    REQUIRE(trowel_archive_open(ctx, in, trowel_format_find("cine-part"), &a) == TROWEL_OK);
+    CHECK(trowel_archive_damaged(a));
+    CHECK_EQ_U64(trowel_archive_entry_count(a), 2);
+    CHECK_EQ_U64(ws.count, 1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "entry 1 (A100.BIN): %zu bytes at offset 69 run past the end of the %zu-byte file",
+             n - 69, n - 3);
+    CHECK_STR(ws.last, want);
+    buf b;
+    CHECK(read_entry(a, ctx, 0, &b) == TROWEL_OK);
+    CHECK(b.len == 5 && memcmp(b.data, "hello", 5) == 0);
+    free(b.data);
+    CHECK(read_entry(a, ctx, 1, &b) == TROWEL_ERR_TRUNCATED);
+    free(b.data);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, want);
+    CHECK_STR(trowel_ctx_last_error(ctx)->entry, "A100.BIN");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 34 + 14);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+
+    /* A cut directory is refused, not damaged. */
+    REQUIRE(trowel_input_open_memory(ctx, f, 40, "DIR.PRT", &in) == TROWEL_OK);
+    CHECK(trowel_archive_open(ctx, in, trowel_format_find("cine-part"), &a) == TROWEL_ERR_TRUNCATED);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "directory of 2 entries needs 64 bytes but the file has 40");
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+}
+
 TEST_MAIN(TEST(test_cine_part_reads_hand_built_file),
+          TEST(test_cine_part_cut_file_keeps_what_can_be_read),
           TEST(test_cine_part_detection_needs_consistent_structure),
           TEST(test_cine_part_rejects_hostile_files),
           TEST(test_cine_part_verify_reports_duplicates_and_overlaps),

@@ -123,8 +123,9 @@ static inline trowel_status cine_palette_from_file(trowel_ctx *ctx, const char *
 {
     trowel_input *in;
     trowel_status s = trowel_input_open_file(ctx, path, &in);
-    if (s != TROWEL_OK)
-        return s;
+    if (s != TROWEL_OK) /* the message must blame the palette, not the input */
+        return trowel_fail(ctx, s, TROWEL_NO_OFFSET, "palette=%s: %s", path,
+                           ctx->last_error.message);
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
     uint64_t size = trowel_reader_size(&r);
@@ -151,11 +152,16 @@ static inline trowel_status cine_palette_from_file(trowel_ctx *ctx, const char *
         if ((s = trowel_read_bytes(&r, buf, 32)) == TROWEL_OK)
             cine_palette_from_words(p, buf);
     } else if (s == TROWEL_OK) {
-        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                        "palette=%s: not a palette (32 or 768 bytes) or a background holding one",
-                        path);
+        trowel_input_close(in);
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "palette=%s: not a palette (32 or 768 bytes) or a background holding "
+                           "one",
+                           path);
     }
     trowel_input_close(in);
+    if (s != TROWEL_OK) /* a read error is the palette's, and its offset not the input's */
+        return trowel_fail(ctx, s, TROWEL_NO_OFFSET, "palette=%s: %s", path,
+                           ctx->last_error.message);
     return s;
 }
 

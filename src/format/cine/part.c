@@ -35,11 +35,13 @@ typedef struct part_entry {
     char name[PART_NAME_FIELD];
     uint8_t name_field[PART_NAME_FIELD]; /* as stored, for the manifest */
     uint32_t offset, packed, unpacked, unused;
+    bool damaged; /* its data cannot be read: see check_entry_data */
 } part_entry;
 
 typedef struct part_state {
     part_entry *entries;
     size_t count;
+    uint64_t dir_end, size;
 } part_state;
 
 
@@ -137,8 +139,8 @@ static const char *entry_method(const part_entry *e)
     return e->packed == e->unpacked ? "stored" : "bytekiller";
 }
 
-static trowel_status check_entry(trowel_ctx *ctx, const part_entry *e, size_t i,
-                                 uint64_t dir_end, uint64_t size)
+/* The name: one that could not be a file name refuses the whole file. */
+static trowel_status check_entry_name(trowel_ctx *ctx, const part_entry *e, size_t i)
 {
     uint64_t at = PART_HEADER + (uint64_t)i * PART_ENTRY_SIZE;
     size_t len;
@@ -155,6 +157,15 @@ static trowel_status check_entry(trowel_ctx *ctx, const part_entry *e, size_t i,
                            "printable characters ending in a NUL, no path separators, not . or ..)",
                            i, shown);
     }
+    return TROWEL_OK;
+}
+
+/* Where the entry's data lies and how big it is: a fault here (a file cut
+ * short, a corrupt record) spoils this entry only. */
+static trowel_status check_entry_data(trowel_ctx *ctx, const part_entry *e, size_t i,
+                                      uint64_t dir_end, uint64_t size)
+{
+    uint64_t at = PART_HEADER + (uint64_t)i * PART_ENTRY_SIZE;
     if ((uint64_t)e->offset + e->packed > size)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, at + 14,
                            "entry %zu (%s): %lu bytes at offset %lu run past the end of the "
@@ -222,11 +233,21 @@ static trowel_status part_open(trowel_archive *a, trowel_reader *r)
     if (!st->entries)
         return ctx->last_error.status;
     st->count = count;
+    st->dir_end = dir_end;
+    st->size = size;
     for (size_t i = 0; i < count; i++) {
-        if ((s = read_entry_record(r, &st->entries[i])) != TROWEL_OK)
+        part_entry *e = &st->entries[i];
+        if ((s = read_entry_record(r, e)) != TROWEL_OK ||
+            (s = check_entry_name(ctx, e, i)) != TROWEL_OK)
             return s;
-        if ((s = check_entry(ctx, &st->entries[i], i, dir_end, size)) != TROWEL_OK)
-            return s;
+        trowel_error saved = ctx->last_error;
+        if (check_entry_data(ctx, e, i, dir_end, size) != TROWEL_OK) {
+            /* The rest of the file may be fine: list it all, read what can be. */
+            e->damaged = true;
+            trowel_warn(ctx, ctx->last_error.offset, "%s", ctx->last_error.message);
+            trowel_archive_mark_damaged(a);
+        }
+        ctx->last_error = saved;
     }
     if ((s = add_info(a, st, dir_end, size)) != TROWEL_OK)
         return s;
@@ -258,6 +279,8 @@ static trowel_status part_read_entry(trowel_archive *a, size_t index, trowel_sin
 {
     const part_state *st = a->priv;
     const part_entry *e = &st->entries[index];
+    if (e->damaged)
+        return check_entry_data(a->ctx, e, index, st->dir_end, st->size);
     trowel_reader whole, data;
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s = trowel_reader_sub(&whole, e->offset, e->packed, &data);

@@ -51,6 +51,7 @@ typedef struct vol_volume {
     trowel_input *in;
     trowel_archive *part;
     bool tried;
+    bool warned;           /* open said it cannot be read */
     trowel_status failed;  /* why it could not be opened */
     char why[300];
 } vol_volume;
@@ -287,6 +288,34 @@ static char *folder_of(trowel_ctx *ctx, const char *path)
     return f;
 }
 
+/* The warning handler while a volume opens: its warnings name it. */
+typedef struct volume_warnings {
+    trowel_warning_fn fn;
+    void *user;
+    const char *volume;
+} volume_warnings;
+
+static void warn_naming_volume(void *user, const trowel_error *w)
+{
+    const volume_warnings *vw = user;
+    trowel_error named = *w;
+    snprintf(named.message, sizeof named.message, "volume %s: %.400s", vw->volume, w->message);
+    vw->fn(vw->user, &named);
+}
+
+static trowel_status open_part_naming_volume(trowel_ctx *ctx, trowel_input *in,
+                                             const trowel_format *part, const char *volume,
+                                             trowel_archive **out)
+{
+    volume_warnings vw = {ctx->warn_fn, ctx->warn_user, volume};
+    if (vw.fn)
+        trowel_ctx_set_warning_handler(ctx, warn_naming_volume, &vw);
+    trowel_status s = trowel_archive_open(ctx, in, part, out);
+    if (vw.fn)
+        trowel_ctx_set_warning_handler(ctx, vw.fn, vw.user);
+    return s;
+}
+
 /* Opens the volume's part file beside VOL.CNF, once; NULL part if absent. */
 static trowel_status open_volume(trowel_ctx *ctx, const vol_state *st, vol_volume *v)
 {
@@ -312,7 +341,7 @@ static trowel_status open_volume(trowel_ctx *ctx, const vol_state *st, vol_volum
             continue;
         }
         trowel_archive *pa;
-        trowel_status s = trowel_archive_open(ctx, in, part, &pa);
+        trowel_status s = open_part_naming_volume(ctx, in, part, v->name, &pa);
         if (s != TROWEL_OK) {
             trowel_input_close(in);
             v->failed = s;
@@ -381,6 +410,24 @@ static trowel_status load_body(trowel_archive *a, trowel_reader *r, bool *compre
     return s;
 }
 
+/* Marks the archive damaged when an entry cannot be read: its volume is
+ * missing or unreadable (said once per volume), the volume does not hold
+ * it, or the volume's part file is itself damaged (it warned). */
+static void note_unreadable(trowel_archive *a, vol_volume *v, bool present, bool absent,
+                            const char *name)
+{
+    trowel_ctx *ctx = a->ctx;
+    if (!present && !v->warned) {
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "%s: its files cannot be read", v->why);
+        v->warned = true;
+    } else if (present && absent) {
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "VOL.CNF lists %s in volume %s, which does not hold it",
+                    name, v->name);
+    }
+    if (!present || absent || trowel_archive_damaged(v->part))
+        trowel_archive_mark_damaged(a);
+}
+
 static trowel_status add_entries(trowel_archive *a, vol_state *st)
 {
     trowel_ctx *ctx = a->ctx;
@@ -393,6 +440,7 @@ static trowel_status add_entries(trowel_archive *a, vol_state *st)
         bool present = open_volume(ctx, st, v) == TROWEL_OK;
         ctx->last_error = saved;
         size_t at = present ? find_in_volume(v, st->file_names[k]) : SIZE_MAX;
+        note_unreadable(a, v, present, at == SIZE_MAX, st->file_names[k]);
         if (at != SIZE_MAX) {
             const trowel_entry *pe = trowel_archive_entry(v->part, at);
             e.size = pe->size;

@@ -128,6 +128,20 @@ typedef struct szdd_state {
     szdd_header h;
 } szdd_state;
 
+/* A stream too short for the length the header declares: the file was cut
+ * (or the length is corrupt). Sets the error and returns its status. */
+static trowel_status check_stream_length(trowel_ctx *ctx, const szdd_header *h, uint64_t stream)
+{
+    uint64_t most = trowel_lzss_max_output(stream);
+    if (h->length <= most)
+        return TROWEL_OK;
+    return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, h->header_size,
+                       "header declares %lu bytes but the %llu-byte stream can hold at most "
+                       "%llu: the file is truncated or the length is corrupt",
+                       (unsigned long)h->length, (unsigned long long)stream,
+                       (unsigned long long)most);
+}
+
 static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
 {
     szdd_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
@@ -166,7 +180,16 @@ static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
         return s;
     trowel_entry e = {.name = name, .size = h->length, .packed_size = packed,
                       .offset = h->header_size, .method = "lzss"};
-    return trowel_archive_add_entry(a, &e) ? TROWEL_OK : a->ctx->last_error.status;
+    if (!trowel_archive_add_entry(a, &e))
+        return a->ctx->last_error.status;
+    trowel_error saved = a->ctx->last_error;
+    if (check_stream_length(a->ctx, h, packed) != TROWEL_OK) {
+        /* The header reads: show it, and let reading the entry fail. */
+        trowel_warn(a->ctx, a->ctx->last_error.offset, "%s", a->ctx->last_error.message);
+        trowel_archive_mark_damaged(a);
+    }
+    a->ctx->last_error = saved;
+    return TROWEL_OK;
 }
 
 static trowel_status szdd_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
@@ -179,14 +202,8 @@ static trowel_status szdd_read_entry(trowel_archive *a, size_t index, trowel_sin
                                         trowel_reader_size(&whole) - st->h.header_size, &stream);
     if (s != TROWEL_OK)
         return s;
-    uint64_t most = trowel_lzss_max_output(trowel_reader_size(&stream));
-    if (st->h.length > most)
-        return trowel_fail(a->ctx, TROWEL_ERR_TRUNCATED, st->h.header_size,
-                           "header declares %lu bytes but the %llu-byte stream can hold at most "
-                           "%llu: the file is truncated or the length is corrupt",
-                           (unsigned long)st->h.length,
-                           (unsigned long long)trowel_reader_size(&stream),
-                           (unsigned long long)most);
+    if ((s = check_stream_length(a->ctx, &st->h, trowel_reader_size(&stream))) != TROWEL_OK)
+        return s;
     return trowel_lzss_decode(a->ctx, variant_params(st->h.variant), &stream, st->h.length, out);
 }
 
