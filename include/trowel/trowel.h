@@ -96,6 +96,12 @@ typedef void (*trowel_warning_fn)(void *user, const trowel_error *warning);
 /* Called for recoverable problems (a sanitised name, an ignored field). */
 void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);
 
+/* Called with what a call did, for a caller who wants to be told (create
+ * with -O base= says which scene of the base each source replaced or
+ * that it added one): same shape as a warning (status TROWEL_OK, the entry
+ * it concerns, a message); nothing is reported while no handler is set. */
+void trowel_ctx_set_note_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);
+
 typedef void (*trowel_progress_fn)(void *user, uint64_t done, uint64_t total);
 /* Called now and then during long work; total is 0 when unknown. */
 void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user);

@@ -438,8 +438,10 @@ static trowel_status load_bvcd(trowel_ctx *ctx, trowel_input *in, const vsif_sce
 }
 
 /* Parses BVCD bytes with the image's pool. */
+/* Parses BVCD bytes with the image's pool; *trailing (if wanted) counts the
+ * bytes after the scene, which the engine never looks at. */
 static trowel_status parse_bvcd(trowel_ctx *ctx, const uint8_t *bvcd, size_t size,
-                                const choreo_pool *pool, choreo_scene **out)
+                                const choreo_pool *pool, choreo_scene **out, uint64_t *trailing)
 {
     trowel_input *in;
     trowel_status s = trowel_input_open_memory(ctx, bvcd, size, "(bvcd)", &in);
@@ -448,6 +450,8 @@ static trowel_status parse_bvcd(trowel_ctx *ctx, const uint8_t *bvcd, size_t siz
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
     s = choreo_read_bvcd(ctx, &r, pool, out);
+    if (trailing)
+        *trailing = s == TROWEL_OK ? trowel_reader_remaining(&r) : 0;
     trowel_input_close(in);
     return s;
 }
@@ -465,7 +469,7 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
         s = trowel_sink_write(out, bvcd, size);
     } else {
         choreo_scene *scene = NULL;
-        s = parse_bvcd(a->ctx, bvcd, size, st->img.pool, &scene);
+        s = parse_bvcd(a->ctx, bvcd, size, st->img.pool, &scene, NULL);
         if (s == TROWEL_OK)
             s = choreo_write_vcd(a->ctx, scene, out);
         choreo_scene_free(a->ctx, scene);
@@ -593,6 +597,23 @@ static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_
     }
 }
 
+/* Bytes after the scene's BVCD inside its stored data (or inside what its
+ * LZMA stream decodes to): the engine never reads them; Valve's builder
+ * writes none. */
+static void report_trailing(trowel_archive *a, const vsif_scene *sc, size_t bvcd_size,
+                            uint64_t trailing)
+{
+    uint64_t scene_bytes = bvcd_size - trailing;
+    if (sc->compressed)
+        report(a, sc->data_offset + 4,
+               "%llu bytes follow the scene's BVCD (%llu bytes) in its decompressed data",
+               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+    else
+        report(a, sc->data_offset + scene_bytes,
+               "%llu bytes follow the scene's BVCD (%llu bytes) in its stored data",
+               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+}
+
 /* One scene, decoded once: its stream, its BVCD, the text VCD extract would
  * write (unless extracting raw) and its summary. */
 static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
@@ -606,9 +627,12 @@ static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
     trowel_sink *null = NULL;
+    uint64_t trailing = 0;
     trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
     if (s == TROWEL_OK)
-        s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene);
+        s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene, &trailing);
+    if (s == TROWEL_OK && trailing)
+        report_trailing(a, sc, size, trailing);
     if (s == TROWEL_OK && !st->raw && (s = trowel_sink_open_null(a->ctx, &null)) == TROWEL_OK)
         s = choreo_write_vcd(a->ctx, scene, null);
     if (s == TROWEL_OK)
@@ -818,8 +842,10 @@ typedef struct build_scene {
     uint32_t msecs, lastspeech_msecs;
     uint32_t *sounds;
     uint32_t sound_count;
-    uint8_t *data;       /* as stored: raw BVCD or LZMA blob */
+    uint8_t *data;       /* as stored: raw BVCD or LZMA blob; NULL from_base */
     size_t data_size;
+    bool from_base;      /* data_size bytes at base_offset of the base image */
+    uint64_t base_offset;
 } build_scene;
 
 typedef enum compress_mode { COMPRESS_AUTO, COMPRESS_LZMA, COMPRESS_NONE } compress_mode;
@@ -833,6 +859,7 @@ typedef struct builder {
     choreo_pool *pool;
     build_scene *scenes;
     size_t count, cap;
+    trowel_input *base_in; /* -O base=: open until the image is written */
 } builder;
 
 static void builder_free(builder *b)
@@ -845,6 +872,7 @@ static void builder_free(builder *b)
     trowel_mem_free(b->ctx, b->scenes);
     trowel_vsif_lzma_encoder_free(b->lzma);
     choreo_pool_free(b->pool);
+    trowel_input_close(b->base_in);
 }
 
 static build_scene *builder_add(builder *b)
@@ -1000,62 +1028,58 @@ static trowel_status add_source(builder *b, const trowel_source *src)
     return s;
 }
 
-/* A base scene's summary and data, with strings moved to the new pool. */
-static trowel_status keep_into(builder *b, const vsif_image *old, const vsif_scene *osc,
-                               const choreo_scene *scene)
+/* Lastspeech for a scene kept from a v2 base in a v3 image: computed from
+ * the scene (decoded only for this). */
+static trowel_status base_lastspeech(builder *b, const vsif_image *old, const vsif_scene *osc,
+                                     uint32_t *out)
 {
     trowel_ctx *ctx = b->ctx;
-    b->scene_mode = b->compress;
+    uint8_t *bvcd;
+    size_t size;
+    trowel_status s = load_bvcd(ctx, b->base_in, osc, &bvcd, &size);
+    if (s != TROWEL_OK)
+        return s;
+    choreo_scene *scene = NULL;
+    s = parse_bvcd(ctx, bvcd, size, old->pool, &scene, NULL);
+    trowel_mem_free(ctx, bvcd);
+    choreo_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (s == TROWEL_OK)
+        s = choreo_summarize(ctx, scene, &sum);
+    *out = sum.lastspeech_msecs;
+    choreo_summary_free(ctx, &sum);
+    choreo_scene_free(ctx, scene);
+    return s;
+}
+
+/* Keeps one scene of the base image as it is: its stored bytes (copied from
+ * the base when the image is written, compressed or not) and its summary,
+ * whose sound indices stay valid because the base's pool is kept in order.
+ * Only lastspeech is computed, for a v2 base written as v3. */
+static trowel_status keep_base_scene(builder *b, const vsif_image *old, const vsif_scene *osc)
+{
+    trowel_ctx *ctx = b->ctx;
+    char label[16];
+    snprintf(label, sizeof label, "%08lx.vcd", (unsigned long)osc->crc);
+    trowel_set_entry(ctx, label);
     build_scene *sc = builder_add(b);
     if (!sc)
         return ctx->last_error.status;
     sc->crc = osc->crc;
     sc->msecs = osc->msecs;
     sc->lastspeech_msecs = osc->lastspeech_msecs;
-    trowel_status s = TROWEL_OK;
-    if (old->version != 3) {
-        choreo_summary sum;
-        memset(&sum, 0, sizeof sum);
-        s = choreo_summarize(ctx, scene, &sum);
-        sc->lastspeech_msecs = sum.lastspeech_msecs;
-        choreo_summary_free(ctx, &sum);
-    }
-    const char **sounds = trowel_mem_calloc(ctx, osc->sound_count ? osc->sound_count : 1,
-                                            sizeof *sounds);
-    if (!sounds)
+    sc->from_base = true;
+    sc->base_offset = osc->data_offset;
+    sc->data_size = osc->data_length;
+    sc->sounds = trowel_mem_calloc(ctx, osc->sound_count ? osc->sound_count : 1,
+                                   sizeof *sc->sounds);
+    if (!sc->sounds)
         return ctx->last_error.status;
-    for (uint32_t i = 0; i < osc->sound_count; i++)
-        sounds[i] = choreo_pool_get(old->pool, osc->sounds[i]);
-    if (s == TROWEL_OK)
-        s = intern_sounds(b, sc, sounds, osc->sound_count);
-    if (s == TROWEL_OK)
-        s = store_scene(b, sc, scene, choreo_scene_source_crc(scene));
-    trowel_mem_free(ctx, (void *)sounds);
-    return s;
-}
-
-/* Keeps one scene of a base image: decoded with the old pool, written again
- * with the new one; summary kept as stored (lastspeech computed when the
- * base is v2 and the output v3). */
-static trowel_status keep_base_scene(builder *b, trowel_input *in, const vsif_image *old,
-                                     const vsif_scene *osc)
-{
-    trowel_ctx *ctx = b->ctx;
-    char label[16];
-    snprintf(label, sizeof label, "%08lx.vcd", (unsigned long)osc->crc);
-    trowel_set_entry(ctx, label);
-    uint8_t *bvcd;
-    size_t size;
-    trowel_status s = load_bvcd(ctx, in, osc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return s;
-    choreo_scene *scene = NULL;
-    s = parse_bvcd(ctx, bvcd, size, old->pool, &scene);
-    trowel_mem_free(ctx, bvcd);
-    if (s == TROWEL_OK)
-        s = keep_into(b, old, osc, scene);
-    choreo_scene_free(ctx, scene);
-    return s;
+    memcpy(sc->sounds, osc->sounds, osc->sound_count * sizeof *sc->sounds);
+    sc->sound_count = osc->sound_count;
+    if (old->version != 3 && b->version == 3)
+        return base_lastspeech(b, old, osc, &sc->lastspeech_msecs);
+    return TROWEL_OK;
 }
 
 static int by_build_crc(const void *x, const void *y)
@@ -1096,6 +1120,23 @@ static trowel_status write_head(builder *b, uint32_t entry_start, uint32_t pool_
     if (s == TROWEL_OK && (at & 3))
         s = trowel_sink_write(out, pad, 4 - (at & 3));
     return s;
+}
+
+/* A kept scene's stored bytes, copied from the base image unchanged. */
+static trowel_status copy_from_base(builder *b, const build_scene *sc, trowel_sink *out)
+{
+    trowel_reader whole, r;
+    trowel_reader_init(&whole, b->ctx, b->base_in);
+    trowel_status s = trowel_reader_sub(&whole, sc->base_offset, sc->data_size, &r);
+    for (;;) {
+        const uint8_t *p;
+        size_t n = 0;
+        if (s == TROWEL_OK)
+            s = trowel_reader_borrow(&r, TROWEL_READER_SPAN_MAX, &p, &n);
+        if (s != TROWEL_OK || n == 0)
+            return s;
+        s = trowel_sink_write(out, p, n);
+    }
 }
 
 /* Lays the sorted scenes out as the engine's builder does: header, string
@@ -1154,7 +1195,9 @@ static trowel_status write_image(builder *b, trowel_sink *out)
         }
     }
     for (size_t i = 0; s == TROWEL_OK && i < b->count; i++)
-        s = trowel_sink_write(out, b->scenes[i].data, b->scenes[i].data_size);
+        s = b->scenes[i].from_base ? copy_from_base(b, &b->scenes[i], out)
+                                   : trowel_sink_write(out, b->scenes[i].data,
+                                                       b->scenes[i].data_size);
     return s;
 }
 
@@ -1211,35 +1254,74 @@ static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p,
     return TROWEL_OK;
 }
 
-/* -O base=IMAGE: every scene of the base not replaced by a source. */
-static trowel_status add_base(builder *b, const char *path, const uint32_t *crcs, size_t ncrcs,
-                              bool version_given)
+static bool base_has(const vsif_image *old, uint32_t crc)
+{
+    for (uint32_t i = 0; i < old->scene_count; i++)
+        if (old->scenes[i].crc == crc)
+            return true;
+    return false;
+}
+
+/* Says, for each .vcd source, whether it replaces a scene of the base (a
+ * note, for -v) or adds one (a note, and a warning: a name that matches
+ * nothing in the base is often a misspelt one). */
+static trowel_status tell_sources(trowel_ctx *ctx, const trowel_create_params *p,
+                                  const vsif_image *old, const char *path)
+{
+    for (size_t i = 0; i < p->source_count; i++) {
+        if (!ends_with_vcd(p->sources[i].name))
+            continue;
+        char name[PATH_MAX];
+        trowel_status s = scene_name(ctx, p->sources[i].name, name, sizeof name);
+        if (s != TROWEL_OK)
+            return s;
+        uint32_t crc = scene_crc(name);
+        trowel_set_entry(ctx, name);
+        if (base_has(old, crc)) {
+            trowel_note(ctx, "replaces scene %08lx of the base image", (unsigned long)crc);
+            continue;
+        }
+        trowel_note(ctx, "added as a new scene (%08lx)", (unsigned long)crc);
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "no scene of the base image %s has this name: added",
+                    path);
+    }
+    trowel_set_entry(ctx, NULL);
+    return TROWEL_OK;
+}
+
+/* -O base=IMAGE: the base's pool, in its order (new strings are appended
+ * after it), and every scene no source replaces, kept as stored. The base
+ * stays open until the image is written. */
+static trowel_status add_base(builder *b, const trowel_create_params *p, const char *path,
+                              const uint32_t *crcs, size_t ncrcs, bool version_given)
 {
     trowel_ctx *ctx = b->ctx;
-    trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_input_open_file(ctx, path, &b->base_in);
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
+    trowel_reader_init(&r, ctx, b->base_in);
     vsif_image old;
     s = image_read(&r, &old);
     if (s == TROWEL_OK && !version_given)
         b->version = old.version;
+    for (uint32_t i = 0; s == TROWEL_OK && i < choreo_pool_count(old.pool); i++)
+        s = choreo_pool_append(b->pool, choreo_pool_get(old.pool, i));
     for (uint32_t i = 0; s == TROWEL_OK && i < old.scene_count; i++) {
         bool gone = false;
         for (size_t j = 0; j < ncrcs && !gone; j++)
             gone = crcs[j] == old.scenes[i].crc;
         if (!gone)
-            s = keep_base_scene(b, in, &old, &old.scenes[i]);
+            s = keep_base_scene(b, &old, &old.scenes[i]);
     }
+    if (s == TROWEL_OK)
+        s = tell_sources(ctx, p, &old, path);
     if (s != TROWEL_OK && ctx->last_error.message[0]) {
         char msg[sizeof ctx->last_error.message];
         snprintf(msg, sizeof msg, "%s", ctx->last_error.message);
         s = trowel_fail(ctx, s, ctx->last_error.offset, "base image %s: %s", path, msg);
     }
     image_free(ctx, &old);
-    trowel_input_close(in);
     return s;
 }
 
@@ -1326,7 +1408,7 @@ static trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
     s = crcs ? source_crcs(ctx, p, crcs, &ncrcs) : ctx->last_error.status;
     const char *base = trowel_options_get(p->options, p->option_count, "base");
     if (s == TROWEL_OK && base)
-        s = add_base(&b, base, crcs, ncrcs, version_given);
+        s = add_base(&b, p, base, crcs, ncrcs, version_given);
     const trowel_source **order =
         s == TROWEL_OK ? trowel_mem_calloc(ctx, ncrcs + 1, sizeof *order) : NULL;
     if (s == TROWEL_OK && !order)
