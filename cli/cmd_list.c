@@ -99,6 +99,10 @@ static int run_list(const cli_args *args, cli_session *s)
         print_long(o.a);
     else
         print_names(o.a);
+    /* A damaged file lists what can be read (its problems were warned
+     * about when it was opened) and still fails. */
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a))
+        rc = CLI_EXIT_FAILURE;
     cli_close_archive(&o);
     return rc;
 }

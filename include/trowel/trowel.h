@@ -20,6 +20,7 @@
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -267,6 +268,12 @@ const trowel_format *trowel_archive_format(const trowel_archive *a);
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
+/* True when the file is damaged (truncated or partly corrupt) but could be
+ * opened: the entries listed are those that can still be found, each
+ * problem went to the warning handler when the archive was opened, and
+ * verify reports them. A caller listing or extracting should still fail
+ * (the CLI exits 1). */
+bool trowel_archive_damaged(const trowel_archive *a);
 
 /* Formats that store only hashes of names (scenes.image): path is a text
  * file of candidate names, one per line, or a folder scanned for candidate

@@ -146,6 +146,8 @@ const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t i)
 }
 const trowel_format *trowel_archive_format(const trowel_archive *a) { return a->fmt; }
 const trowel_props *trowel_archive_info(const trowel_archive *a) { return a->info; }
+bool trowel_archive_damaged(const trowel_archive *a) { return a->damaged; }
+void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 
 /* ----------------------------------------------------------- open, close */
 

@@ -95,6 +95,7 @@ struct trowel_archive {
     size_t entry_count;
     size_t entry_cap;
     void *priv;
+    bool damaged; /* see trowel_archive_damaged */
     uint64_t *size_before; /* progress: prefix sums of entry sizes */
     size_t size_before_len;
     /* verify bookkeeping */
@@ -108,6 +109,9 @@ struct trowel_archive {
 trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
 /* Renames entry index (after --names found its name). */
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name);
+/* open: the file is damaged but what could be read is listed (the format
+ * has warned about each problem); trowel_archive_damaged then says so. */
+void trowel_archive_mark_damaged(trowel_archive *a);
 /* verify: records one problem (the error currently on the context). */
 void trowel_archive_report(trowel_archive *a);
 

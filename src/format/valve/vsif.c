@@ -51,6 +51,7 @@ static const uint8_t vsif_id[4] = {'V', 'S', 'I', 'F'};
 static const uint8_t bvcd_id[4] = {'b', 'v', 'c', 'd'};
 
 typedef struct vsif_scene {
+    uint32_t slot;        /* its place in the entry table */
     uint32_t crc;
     uint32_t data_offset, data_length, summary_offset;
     uint32_t msecs, lastspeech_msecs;
@@ -59,13 +60,17 @@ typedef struct vsif_scene {
     bool compressed;
     uint32_t size;        /* BVCD bytes after decoding */
     uint32_t lzma_size;   /* compressed: the stream size in the LZMA header */
+    bool summary_ok;      /* false: damaged (no sounds); data still readable */
 } vsif_scene;
 
 typedef struct vsif_image {
     uint32_t version;
-    uint32_t scene_count, string_count, entry_offset;
-    choreo_pool *pool;
-    vsif_scene *scenes;
+    uint32_t scene_count, string_count, entry_offset; /* as the header says */
+    choreo_pool *pool;   /* the strings that could be read */
+    vsif_scene *scenes;  /* the scenes whose data can be found, entry order */
+    uint32_t count;
+    trowel_error *damage; /* what could not be read (a damaged file) */
+    size_t damage_count;
 } vsif_image;
 
 typedef struct vsif_state {
@@ -83,9 +88,10 @@ static void put_u32(uint8_t *p, uint32_t v)
 
 static void image_free(trowel_ctx *ctx, vsif_image *img)
 {
-    for (size_t i = 0; img->scenes && i < img->scene_count; i++)
+    for (size_t i = 0; img->scenes && i < img->count; i++)
         trowel_mem_free(ctx, img->scenes[i].sounds);
     trowel_mem_free(ctx, img->scenes);
+    trowel_mem_free(ctx, img->damage);
     choreo_pool_free(img->pool);
     memset(img, 0, sizeof *img);
 }
@@ -175,6 +181,27 @@ static int vsif_bid(trowel_reader *r)
     return version == 2 || version == 3 ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
 }
 
+/* Damage is data that is missing or broken past the header: the rest of
+ * the image can still be read. Running out of memory is not damage. */
+static bool is_damage(trowel_status s)
+{
+    return s == TROWEL_ERR_TRUNCATED || s == TROWEL_ERR_CORRUPT || s == TROWEL_ERR_UNSUPPORTED;
+}
+
+/* Records the context's error as one problem of a damaged image. */
+static trowel_status keep_damage(trowel_ctx *ctx, vsif_image *img)
+{
+    trowel_error *d = trowel_mem_realloc(ctx, img->damage,
+                                         (img->damage_count + 1) * sizeof *img->damage);
+    if (!d)
+        return ctx->last_error.status;
+    img->damage = d;
+    img->damage[img->damage_count++] = ctx->last_error;
+    return TROWEL_OK;
+}
+
+/* The header; what it says is checked against the file later, part by
+ * part, so that a cut file still gives what it holds. */
 static trowel_status read_header(trowel_reader *r, vsif_image *img)
 {
     uint8_t id[4];
@@ -194,19 +221,29 @@ static trowel_status read_header(trowel_reader *r, vsif_image *img)
         return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, 12,
                            "%lu strings: BVCD can index at most %u",
                            (unsigned long)img->string_count, CHOREO_POOL_MAX);
-    uint64_t table_end = HEADER_SIZE + (uint64_t)img->string_count * 4;
-    if (table_end > trowel_reader_size(r))
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, 12,
-                           "the table of %lu string offsets runs past the end of the file",
-                           (unsigned long)img->string_count);
-    uint64_t entries_end = img->entry_offset + (uint64_t)img->scene_count * ENTRY_SIZE;
-    if (entries_end > trowel_reader_size(r))
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, 16,
-                           "the %lu scene entries at 0x%lx run past the end of the file",
-                           (unsigned long)img->scene_count, (unsigned long)img->entry_offset);
     return TROWEL_OK;
 }
 
+/* String i of the table, read at the reader's cursor. */
+static trowel_status read_string(trowel_reader *r, uint32_t i, char *str)
+{
+    uint32_t off;
+    trowel_reader at;
+    trowel_status s = trowel_read_u32le(r, &off);
+    if (s != TROWEL_OK)
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r),
+                           "the table of %lu string offsets runs past the end of the file",
+                           (unsigned long)i + 1);
+    if (off >= trowel_reader_size(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) - 4,
+                           "string %lu starts at 0x%lx, past the end of the file",
+                           (unsigned long)i, (unsigned long)off);
+    if ((s = trowel_reader_sub(r, off, trowel_reader_size(r) - off, &at)) == TROWEL_OK)
+        s = trowel_read_cstring(&at, str, POOL_STRING_MAX);
+    return s;
+}
+
+/* The pool; on damage, the strings before the first unreadable one. */
 static trowel_status read_pool(trowel_reader *r, vsif_image *img)
 {
     trowel_ctx *ctx = r->ctx;
@@ -217,23 +254,19 @@ static trowel_status read_pool(trowel_reader *r, vsif_image *img)
     if (!str)
         return ctx->last_error.status;
     trowel_status s = trowel_reader_seek(r, HEADER_SIZE);
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->string_count; i++) {
-        uint32_t off;
-        trowel_reader at;
-        if ((s = trowel_read_u32le(r, &off)) != TROWEL_OK)
-            break;
-        if (off >= trowel_reader_size(r)) {
-            s = trowel_fail(ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) - 4,
-                            "string %lu starts at 0x%lx, past the end of the file",
-                            (unsigned long)i, (unsigned long)off);
-            break;
-        }
-        if ((s = trowel_reader_sub(r, off, trowel_reader_size(r) - off, &at)) == TROWEL_OK &&
-            (s = trowel_read_cstring(&at, str, POOL_STRING_MAX)) == TROWEL_OK)
+    uint32_t i = 0;
+    for (; s == TROWEL_OK && i < img->string_count; i++)
+        if ((s = read_string(r, i, str)) == TROWEL_OK)
             s = choreo_pool_append(img->pool, str);
-    }
     trowel_mem_free(ctx, str);
-    return s;
+    if (!is_damage(s))
+        return s;
+    char why[sizeof ctx->last_error.message];
+    snprintf(why, sizeof why, "%s", ctx->last_error.message);
+    trowel_fail(ctx, s, ctx->last_error.offset,
+                "%s: only %lu of the %lu strings can be read; scenes using the others cannot",
+                why, (unsigned long)choreo_pool_count(img->pool), (unsigned long)img->string_count);
+    return keep_damage(ctx, img);
 }
 
 static trowel_status read_summary(trowel_reader *whole, const vsif_image *img, vsif_scene *sc)
@@ -241,31 +274,35 @@ static trowel_status read_summary(trowel_reader *whole, const vsif_image *img, v
     trowel_ctx *ctx = whole->ctx;
     trowel_reader r;
     uint64_t fixed = img->version == 3 ? 12 : 8;
+    uint32_t strings = (uint32_t)choreo_pool_count(img->pool);
     trowel_status s = trowel_reader_sub(whole, sc->summary_offset, fixed, &r);
     if (s != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, sc->summary_offset,
                            "the summary at 0x%lx runs past the end of the file",
                            (unsigned long)sc->summary_offset);
+    uint32_t count;
     if ((s = trowel_read_u32le(&r, &sc->msecs)) != TROWEL_OK ||
         (img->version == 3 && (s = trowel_read_u32le(&r, &sc->lastspeech_msecs)) != TROWEL_OK) ||
-        (s = trowel_read_u32le(&r, &sc->sound_count)) != TROWEL_OK)
+        (s = trowel_read_u32le(&r, &count)) != TROWEL_OK)
         return s;
     uint64_t list_at = sc->summary_offset + fixed;
-    if (trowel_reader_sub(whole, list_at, (uint64_t)sc->sound_count * 4, &r) != TROWEL_OK)
+    if (trowel_reader_sub(whole, list_at, (uint64_t)count * 4, &r) != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, list_at - 4,
                            "the summary's %lu sound indices run past the end of the file",
-                           (unsigned long)sc->sound_count);
-    sc->sounds = trowel_mem_calloc(ctx, sc->sound_count ? sc->sound_count : 1, sizeof *sc->sounds);
+                           (unsigned long)count);
+    sc->sounds = trowel_mem_calloc(ctx, count ? count : 1, sizeof *sc->sounds);
     if (!sc->sounds)
         return ctx->last_error.status;
-    for (uint32_t i = 0; i < sc->sound_count; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         if ((s = trowel_read_u32le(&r, &sc->sounds[i])) != TROWEL_OK)
             return s;
-        if (sc->sounds[i] >= img->string_count)
+        if (sc->sounds[i] >= strings)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, list_at + 4 * (uint64_t)i,
                                "sound string index %lu is out of range (%lu strings)",
-                               (unsigned long)sc->sounds[i], (unsigned long)img->string_count);
+                               (unsigned long)sc->sounds[i], (unsigned long)strings);
     }
+    sc->sound_count = count;
+    sc->summary_ok = true;
     return TROWEL_OK;
 }
 
@@ -302,33 +339,70 @@ static trowel_status read_data_header(trowel_reader *whole, vsif_scene *sc)
     return TROWEL_OK;
 }
 
-static trowel_status read_entries(trowel_reader *r, vsif_image *img)
+/* Entry slot of the table: its summary (kept as damage if unreadable) and
+ * its data header. Not OK: the scene's data cannot be found. */
+static trowel_status read_scene(trowel_reader *r, vsif_image *img, uint32_t slot, vsif_scene *sc)
 {
     trowel_ctx *ctx = r->ctx;
-    img->scenes = trowel_mem_calloc(ctx, img->scene_count ? img->scene_count : 1,
-                                    sizeof *img->scenes);
-    if (!img->scenes)
-        return ctx->last_error.status;
-    trowel_status s = trowel_reader_seek(r, img->entry_offset);
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->scene_count; i++) {
-        vsif_scene *sc = &img->scenes[i];
-        char name[16];
-        if ((s = trowel_read_u32le(r, &sc->crc)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->data_offset)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
-            break;
-        snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
-        trowel_set_entry(ctx, name);
-        if ((s = read_summary(r, img, sc)) == TROWEL_OK)
-            s = read_data_header(r, sc);
+    memset(sc, 0, sizeof *sc);
+    sc->slot = slot;
+    trowel_status s = trowel_reader_seek(r, img->entry_offset + (uint64_t)slot * ENTRY_SIZE);
+    if (s != TROWEL_OK || (s = trowel_read_u32le(r, &sc->crc)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->data_offset)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
+        return s;
+    char name[16];
+    snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
+    trowel_set_entry(ctx, name);
+    if ((s = read_data_header(r, sc)) != TROWEL_OK)
+        return s; /* the scene is lost: its summary does not matter */
+    s = read_summary(r, img, sc);
+    if (s != TROWEL_OK) {
+        trowel_mem_free(ctx, sc->sounds);
+        sc->sounds = NULL;
+        sc->sound_count = 0;
+        if (is_damage(s))
+            s = keep_damage(ctx, img);
     }
-    if (s == TROWEL_OK)
-        trowel_set_entry(ctx, NULL);
     return s;
 }
 
-/* Reads header, pool, entries and summaries of the image in r. */
+/* The entries, as many as the file holds: a cut table loses the scenes
+ * whose entries are missing, a scene whose data cannot be found is left
+ * out; both are kept as damage. */
+static trowel_status read_entries(trowel_reader *r, vsif_image *img)
+{
+    trowel_ctx *ctx = r->ctx;
+    uint64_t size = trowel_reader_size(r);
+    uint64_t room = img->entry_offset <= size ? (size - img->entry_offset) / ENTRY_SIZE : 0;
+    uint32_t slots = room < img->scene_count ? (uint32_t)room : img->scene_count;
+    trowel_status s = TROWEL_OK;
+    if (slots < img->scene_count) {
+        trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 16,
+                    "the table of %lu scene entries at 0x%lx runs past the end of the file: "
+                    "%lu of them are lost",
+                    (unsigned long)img->scene_count, (unsigned long)img->entry_offset,
+                    (unsigned long)(img->scene_count - slots));
+        if ((s = keep_damage(ctx, img)) != TROWEL_OK)
+            return s;
+    }
+    img->scenes = trowel_mem_calloc(ctx, slots ? slots : 1, sizeof *img->scenes);
+    if (!img->scenes)
+        return ctx->last_error.status;
+    for (uint32_t i = 0; s == TROWEL_OK && i < slots; i++) {
+        s = read_scene(r, img, i, &img->scenes[img->count]);
+        if (s == TROWEL_OK)
+            img->count++;
+        else if (is_damage(s))
+            s = keep_damage(ctx, img);
+    }
+    trowel_set_entry(ctx, NULL);
+    return s;
+}
+
+/* Reads header, pool, entries and summaries of the image in r; what a
+ * damaged file lacks is in img->damage. */
 static trowel_status image_read(trowel_reader *r, vsif_image *img)
 {
     memset(img, 0, sizeof *img);
@@ -338,6 +412,21 @@ static trowel_status image_read(trowel_reader *r, vsif_image *img)
     if (s == TROWEL_OK)
         s = read_entries(r, img);
     return s;
+}
+
+/* Tells the warning handler about each problem of a damaged image. */
+static void warn_damage(trowel_ctx *ctx, const vsif_image *img)
+{
+    for (size_t i = 0; i < img->damage_count; i++) {
+        const trowel_error *d = &img->damage[i];
+        trowel_set_entry(ctx, d->entry);
+        trowel_warn(ctx, d->offset, "%s", d->message);
+    }
+    trowel_set_entry(ctx, NULL);
+    if (img->count < img->scene_count)
+        trowel_warn(ctx, TROWEL_NO_OFFSET,
+                    "damaged image: %lu of its %lu scenes can be read",
+                    (unsigned long)img->count, (unsigned long)img->scene_count);
 }
 
 static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
@@ -358,6 +447,7 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
     trowel_status s;
     if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
         (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
+        sc->summary_ok && /* a damaged summary shows nothing */
         (s = trowel_props_add_uint(x, "msecs", sc->msecs)) == TROWEL_OK &&
         (img->version != 3 ||
          (s = trowel_props_add_uint(x, "lastspeech_msecs", sc->lastspeech_msecs)) == TROWEL_OK))
@@ -383,8 +473,12 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
         (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)))
         return s;
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->scene_count; i++)
+    for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
         s = add_entry(a, img, &img->scenes[i]);
+    if (s == TROWEL_OK && img->damage_count) {
+        warn_damage(a->ctx, img);
+        trowel_archive_mark_damaged(a);
+    }
     return s;
 }
 
@@ -398,7 +492,7 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
     json_object_object_add(m, "version", json_object_new_int((int)st->img.version));
     if (!json_object_object_get_ex(m, "entries", &entries))
         return TROWEL_OK;
-    for (size_t i = 0; i < json_object_array_length(entries) && i < st->img.scene_count; i++) {
+    for (size_t i = 0; i < json_object_array_length(entries) && i < st->img.count; i++) {
         json_object *e = json_object_array_get_idx(entries, i);
         char crc[9];
         snprintf(crc, sizeof crc, "%08lx", (unsigned long)st->img.scenes[i].crc);
@@ -637,7 +731,7 @@ static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
         s = choreo_write_vcd(a->ctx, scene, null);
     if (s == TROWEL_OK)
         s = choreo_summarize(a->ctx, scene, &sum);
-    if (s == TROWEL_OK)
+    if (s == TROWEL_OK && sc->summary_ok) /* else reported as damage */
         verify_summary(a, img, sc, scene, &sum);
     else
         trowel_archive_report(a);
@@ -653,10 +747,16 @@ static trowel_status vsif_verify(trowel_archive *a)
 {
     const vsif_state *st = a->priv;
     const vsif_image *img = &st->img;
-    for (uint32_t i = 0; i < img->scene_count; i++) {
+    for (size_t i = 0; i < img->damage_count; i++) {
+        const trowel_error *d = &img->damage[i];
+        trowel_set_entry(a->ctx, d->entry);
+        trowel_fail(a->ctx, d->status, d->offset, "%s", d->message);
+        trowel_archive_report(a);
+    }
+    for (uint32_t i = 0; i < img->count; i++) {
         const vsif_scene *sc = &img->scenes[i];
         trowel_set_entry(a->ctx, a->entries[i].name);
-        uint64_t at = img->entry_offset + (uint64_t)i * ENTRY_SIZE;
+        uint64_t at = img->entry_offset + (uint64_t)sc->slot * ENTRY_SIZE;
         if (i > 0 && sc->crc <= img->scenes[i - 1].crc)
             report(a, at,
                    "entries are not sorted by CRC (%08lx after %08lx): the engine's binary "
@@ -1256,7 +1356,7 @@ static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p,
 
 static bool base_has(const vsif_image *old, uint32_t crc)
 {
-    for (uint32_t i = 0; i < old->scene_count; i++)
+    for (uint32_t i = 0; i < old->count; i++)
         if (old->scenes[i].crc == crc)
             return true;
     return false;
@@ -1307,7 +1407,11 @@ static trowel_status add_base(builder *b, const trowel_create_params *p, const c
         b->version = old.version;
     for (uint32_t i = 0; s == TROWEL_OK && i < choreo_pool_count(old.pool); i++)
         s = choreo_pool_append(b->pool, choreo_pool_get(old.pool, i));
-    for (uint32_t i = 0; s == TROWEL_OK && i < old.scene_count; i++) {
+    if (s == TROWEL_OK && old.damage_count) /* kept scenes would be lost */
+        s = trowel_fail(ctx, old.damage[0].status, old.damage[0].offset, "it is damaged: %s%s%s",
+                        old.damage[0].entry, old.damage[0].entry[0] ? ": " : "",
+                        old.damage[0].message);
+    for (uint32_t i = 0; s == TROWEL_OK && i < old.count; i++) {
         bool gone = false;
         for (size_t j = 0; j < ncrcs && !gone; j++)
             gone = crcs[j] == old.scenes[i].crc;
