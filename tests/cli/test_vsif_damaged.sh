@@ -120,6 +120,17 @@ assert_contains "trailing bytes (stored): named, counted, located" "$ERR" \
     "$(printf 'trowel: raw.image: %s.vcd: 1000 bytes follow the scene'"'"'s BVCD (%d bytes) in its stored data (offset 0x%x)' "$crc" "$len" $((off + len)))"
 run "$TROWEL" extract --raw -C rawout raw.image "$crc.vcd"
 assert_rc "trailing bytes: the scene still extracts" 0
+assert_eq "extract --raw writes the stored data, trailing bytes included" $((len + 1000)) \
+    "$(wc -c <"rawout/$crc.vcd" | tr -d ' ')"
+# 64 MiB of them (a sparse file) under an 8 MiB memory limit: a raw scene
+# is parsed where it lies, never loaded whole.
+cp raw.image big.image
+truncate -s $(($(wc -c <raw.image) + 67108864)) big.image
+put_u32le big.image $((last + 8)) $((len + 1000 + 67108864))
+run "$TROWEL" verify --mem-limit 8M big.image
+assert_rc "64 MiB of trailing bytes: verify exits 1" 1
+assert_contains "64 MiB of trailing bytes: counted" "$ERR" \
+    "$crc.vcd: $((1000 + 67108864)) bytes follow the scene's BVCD ($len bytes) in its stored data"
 
 # The same inside an LZMA stream: the scene's BVCD and 500 zeros, compressed.
 run "$TROWEL" create -t vsif -O compress=lzma -o lz.image -C game scenes

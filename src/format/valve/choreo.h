@@ -70,7 +70,8 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
 /* Reads a BVCD v4 (the reader's whole window: "bvcd", version, CRC, body).
  * Each string index is resolved through pool; an index out of the pool's
  * range is CORRUPT. Trailing bytes after the scene are ignored (the engine
- * ignores them too). */
+ * ignores them too); on success the reader's cursor stands just past the
+ * scene, so the caller can count them (scenes.image verify reports them). */
 trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
                                choreo_scene **out);
 

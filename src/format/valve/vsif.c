@@ -512,63 +512,96 @@ static void vsif_close(trowel_archive *a)
     trowel_mem_free(a->ctx, st);
 }
 
-/* The scene's BVCD bytes, decompressed (caller frees with trowel_mem_free). */
-static trowel_status load_bvcd(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
-                               uint8_t **out, size_t *size)
+/* A scene's BVCD as a reader window: over the file itself for a raw scene
+ * (nothing is loaded, however much its stored data holds), or over its
+ * LZMA stream decoded into memory. scene_bvcd_close releases it. */
+typedef struct scene_bvcd {
+    trowel_reader r;
+    trowel_input *mem;
+    uint8_t *decoded;
+} scene_bvcd;
+
+static void scene_bvcd_close(trowel_ctx *ctx, scene_bvcd *b)
 {
+    trowel_input_close(b->mem);
+    trowel_mem_free(ctx, b->decoded);
+    memset(b, 0, sizeof *b);
+}
+
+static trowel_status scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                     scene_bvcd *b)
+{
+    memset(b, 0, sizeof *b);
     trowel_reader whole;
     trowel_reader_init(&whole, ctx, in);
+    if (!sc->compressed)
+        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
     uint8_t *blob;
-    size_t blob_size;
+    size_t blob_size, size = 0;
     trowel_status s = load_span(&whole, sc->data_offset, sc->data_length, &blob, &blob_size);
-    if (s != TROWEL_OK || !sc->compressed) {
-        *out = s == TROWEL_OK ? blob : NULL;
-        *size = s == TROWEL_OK ? blob_size : 0;
+    if (s != TROWEL_OK)
         return s;
-    }
-    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, out, size);
+    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
     trowel_mem_free(ctx, blob);
+    if (s == TROWEL_OK)
+        s = trowel_input_open_memory(ctx, b->decoded, size, "(bvcd)", &b->mem);
+    if (s == TROWEL_OK)
+        trowel_reader_init(&b->r, ctx, b->mem);
+    else
+        scene_bvcd_close(ctx, b);
     return s;
 }
 
-/* Parses BVCD bytes with the image's pool. */
-/* Parses BVCD bytes with the image's pool; *trailing (if wanted) counts the
- * bytes after the scene, which the engine never looks at. */
-static trowel_status parse_bvcd(trowel_ctx *ctx, const uint8_t *bvcd, size_t size,
-                                const choreo_pool *pool, choreo_scene **out, uint64_t *trailing)
+/* Parses the scene with the image's pool; *trailing (if wanted) counts the
+ * bytes after it, which the engine never looks at. */
+static trowel_status parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                 const choreo_pool *pool, choreo_scene **out,
+                                 uint64_t *bvcd_size, uint64_t *trailing)
 {
-    trowel_input *in;
-    trowel_status s = trowel_input_open_memory(ctx, bvcd, size, "(bvcd)", &in);
+    scene_bvcd b;
+    trowel_status s = scene_bvcd_open(ctx, in, sc, &b);
     if (s != TROWEL_OK)
         return s;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
-    s = choreo_read_bvcd(ctx, &r, pool, out);
+    s = choreo_read_bvcd(ctx, &b.r, pool, out);
+    if (bvcd_size)
+        *bvcd_size = trowel_reader_size(&b.r);
     if (trailing)
-        *trailing = s == TROWEL_OK ? trowel_reader_remaining(&r) : 0;
-    trowel_input_close(in);
+        *trailing = s == TROWEL_OK ? trowel_reader_remaining(&b.r) : 0;
+    scene_bvcd_close(ctx, &b);
     return s;
+}
+
+/* Writes what is left of r's window to out. */
+static trowel_status copy_window(trowel_reader *r, trowel_sink *out)
+{
+    for (;;) {
+        const uint8_t *p;
+        size_t n = 0;
+        trowel_status s = trowel_reader_borrow(r, TROWEL_READER_SPAN_MAX, &p, &n);
+        if (s != TROWEL_OK || n == 0)
+            return s;
+        if ((s = trowel_sink_write(out, p, n)) != TROWEL_OK)
+            return s;
+    }
 }
 
 static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     const vsif_state *st = a->priv;
     const vsif_scene *sc = &st->img.scenes[index];
-    uint8_t *bvcd;
-    size_t size;
-    trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return s;
     if (st->raw) {
-        s = trowel_sink_write(out, bvcd, size);
-    } else {
-        choreo_scene *scene = NULL;
-        s = parse_bvcd(a->ctx, bvcd, size, st->img.pool, &scene, NULL);
+        scene_bvcd b;
+        trowel_status s = scene_bvcd_open(a->ctx, a->in, sc, &b);
         if (s == TROWEL_OK)
-            s = choreo_write_vcd(a->ctx, scene, out);
-        choreo_scene_free(a->ctx, scene);
+            s = copy_window(&b.r, out);
+        scene_bvcd_close(a->ctx, &b);
+        return s;
     }
-    trowel_mem_free(a->ctx, bvcd);
+    choreo_scene *scene = NULL;
+    trowel_status s = parse_scene(a->ctx, a->in, sc, st->img.pool, &scene, NULL, NULL);
+    if (s == TROWEL_OK)
+        s = choreo_write_vcd(a->ctx, scene, out);
+    choreo_scene_free(a->ctx, scene);
     return s;
 }
 
@@ -694,7 +727,7 @@ static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_
 /* Bytes after the scene's BVCD inside its stored data (or inside what its
  * LZMA stream decodes to): the engine never reads them; Valve's builder
  * writes none. */
-static void report_trailing(trowel_archive *a, const vsif_scene *sc, size_t bvcd_size,
+static void report_trailing(trowel_archive *a, const vsif_scene *sc, uint64_t bvcd_size,
                             uint64_t trailing)
 {
     uint64_t scene_bytes = bvcd_size - trailing;
@@ -715,16 +748,13 @@ static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
     const vsif_state *st = a->priv;
     const vsif_image *img = &st->img;
     const vsif_scene *sc = &img->scenes[index];
-    uint8_t *bvcd = NULL;
-    size_t size;
+    uint64_t size = 0;
     choreo_scene *scene = NULL;
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
     trowel_sink *null = NULL;
     uint64_t trailing = 0;
-    trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
-    if (s == TROWEL_OK)
-        s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene, &trailing);
+    trowel_status s = parse_scene(a->ctx, a->in, sc, img->pool, &scene, &size, &trailing);
     if (s == TROWEL_OK && trailing)
         report_trailing(a, sc, size, trailing);
     if (s == TROWEL_OK && !st->raw && (s = trowel_sink_open_null(a->ctx, &null)) == TROWEL_OK)
@@ -739,7 +769,6 @@ static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
         trowel_sink_discard(null);
     choreo_summary_free(a->ctx, &sum);
     choreo_scene_free(a->ctx, scene);
-    trowel_mem_free(a->ctx, bvcd);
     return TROWEL_OK;
 }
 
@@ -1134,14 +1163,8 @@ static trowel_status base_lastspeech(builder *b, const vsif_image *old, const vs
                                      uint32_t *out)
 {
     trowel_ctx *ctx = b->ctx;
-    uint8_t *bvcd;
-    size_t size;
-    trowel_status s = load_bvcd(ctx, b->base_in, osc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return s;
     choreo_scene *scene = NULL;
-    s = parse_bvcd(ctx, bvcd, size, old->pool, &scene, NULL);
-    trowel_mem_free(ctx, bvcd);
+    trowel_status s = parse_scene(ctx, b->base_in, osc, old->pool, &scene, NULL, NULL);
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
     if (s == TROWEL_OK)
@@ -1228,15 +1251,7 @@ static trowel_status copy_from_base(builder *b, const build_scene *sc, trowel_si
     trowel_reader whole, r;
     trowel_reader_init(&whole, b->ctx, b->base_in);
     trowel_status s = trowel_reader_sub(&whole, sc->base_offset, sc->data_size, &r);
-    for (;;) {
-        const uint8_t *p;
-        size_t n = 0;
-        if (s == TROWEL_OK)
-            s = trowel_reader_borrow(&r, TROWEL_READER_SPAN_MAX, &p, &n);
-        if (s != TROWEL_OK || n == 0)
-            return s;
-        s = trowel_sink_write(out, p, n);
-    }
+    return s == TROWEL_OK ? copy_window(&r, out) : s;
 }
 
 /* Lays the sorted scenes out as the engine's builder does: header, string
