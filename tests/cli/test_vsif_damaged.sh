@@ -45,6 +45,10 @@ assert_contains "cut image: names each lost scene" "$ERR" \
 assert_contains "cut image: says how much is left" "$ERR" \
     "trowel: half.image: warning: damaged image: 23 of its 51 scenes can be read"
 
+run "$TROWEL" info half.image
+assert_rc "cut image: info exits 1" 1
+assert_contains "cut image: info still shows the header" "$OUT" "scene_count"
+
 run "$TROWEL" list --json half.image
 assert_rc "cut image: list --json exits 1" 1
 printf '%s' "$OUT" >half.json
