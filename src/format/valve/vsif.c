@@ -411,6 +411,8 @@ static trowel_status image_read(trowel_reader *r, vsif_image *img)
         s = read_pool(r, img);
     if (s == TROWEL_OK)
         s = read_entries(r, img);
+    if (s == TROWEL_OK && img->damage_count) /* kept in img->damage */
+        trowel_ctx_clear_error(r->ctx);
     return s;
 }
 
