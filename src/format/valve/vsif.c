@@ -21,7 +21,8 @@
  *
  * Facts: ../shared/seeds/valve-scenes-image.txt,
  * ../shared/formats/valve-vsif-bvcd.md, Source SDK 2013 sceneimage.cpp and
- * SceneImageFile.h (learnt, not copied), the ez2 (v2) and tsp (v3) images of
+ * SceneImageFile.h, the Alien Swarm SDK's choreoscene.cpp for the v3
+ * lastspeech rule (learnt, not copied), the ez2 (v2) and tsp (v3) images of
  * the shared corpus. Scenes themselves are read, written and summarised by
  * choreo.h. docs/formats/vsif.md has the details and trowel's checks.
  */
@@ -1570,7 +1571,8 @@ const trowel_format trowel_format_vsif = {
     .create_options =
         "version=2|3: image version (default 2, or the base image's)\n"
         "compress=auto|lzma|none: LZMA per scene, kept only when smaller (default auto)\n"
-        "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept",
+        "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept as "
+        "stored (bytes, summaries, string pool order)",
     .convert_targets = "",
     .bid = vsif_bid,
     .open = vsif_open,
