@@ -413,6 +413,44 @@ static void test_merge_into_tsp_keeps_v3_summaries_as_stored(void)
         merge_into_real(TSP_IMAGE, "scenes/narrator/con18.vcd", NULL, 3);
 }
 
+/* A v2 base written as v3: the data bytes are still copied; each summary
+ * keeps its msecs and sounds and gains lastspeech_msecs from its scene
+ * (which verify then accepts). */
+static void test_merge_of_a_v2_base_into_v3_adds_only_lastspeech(void)
+{
+    if (!have(EZ2_IMAGE))
+        return;
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *opts[] = {"base=" EZ2_IMAGE, "version=3"};
+    bytes base = read_file(EZ2_IMAGE), merged = {NULL, 0};
+    image_view old, now;
+    REQUIRE(view(&base, &old));
+    REQUIRE(build(ctx, NULL, 0, opts, 2, &merged) == TROWEL_OK);
+    REQUIRE(view(&merged, &now));
+    CHECK_EQ_U64(now.version, 3);
+    REQUIRE(now.scenes == old.scenes);
+    CHECK_EQ_U64(now.strings, old.strings);
+    size_t same = 0, with_speech = 0;
+    for (uint32_t i = 0; i < old.scenes; i++) {
+        const uint8_t *eo = old.d + old.entry_off + 16 * i, *en = now.d + now.entry_off + 16 * i;
+        uint32_t len = get_u32(eo + 8);
+        const uint8_t *so = old.d + get_u32(eo + 12), *sn = now.d + get_u32(en + 12);
+        uint32_t sounds = get_u32(so + 4);
+        same += get_u32(en) == get_u32(eo) && get_u32(en + 8) == len &&
+                memcmp(old.d + get_u32(eo + 4), now.d + get_u32(en + 4), len) == 0 &&
+                get_u32(sn) == get_u32(so) && get_u32(sn + 8) == sounds &&
+                memcmp(sn + 12, so + 8, 4 * (size_t)sounds) == 0;
+        with_speech += get_u32(sn + 4) != 0;
+    }
+    CHECK_EQ_U64(same, old.scenes);
+    CHECK(with_speech > 0);
+    CHECK(verify_bytes(&merged) == TROWEL_OK);
+    free(merged.data);
+    free(base.data);
+    trowel_ctx_free(ctx);
+}
+
 TEST_MAIN(TEST(test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest),
           TEST(test_merge_into_ez2_keeps_valves_stored_scenes_and_pool),
-          TEST(test_merge_into_tsp_keeps_v3_summaries_as_stored))
+          TEST(test_merge_into_tsp_keeps_v3_summaries_as_stored),
+          TEST(test_merge_of_a_v2_base_into_v3_adds_only_lastspeech))
