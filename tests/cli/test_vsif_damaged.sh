@@ -73,6 +73,18 @@ assert_contains "cut image: verify names a lost scene" "$ERR" \
     "trowel: half.image: 6d9a9143.vcd: scene data at 0x43bb (196 bytes) runs past the end of the file (offset 0x43bb)"
 assert_contains "cut image: verify counts the problems" "$ERR" "28 problems found"
 
+# The file itself cut in half ends inside the entry table: no scene is
+# whole, which is said, and nothing is written.
+head -c $((size / 2)) "$IMG" >halved.image
+run "$TROWEL" list halved.image
+assert_rc "halved file: list exits 1" 1
+assert_eq "halved file: nothing listed" "" "$OUT"
+assert_contains "halved file: says so" "$ERR" \
+    "trowel: halved.image: warning: damaged image: 0 of its 51 scenes can be read"
+run "$TROWEL" extract -C none halved.image
+assert_rc "halved file: extract exits 1" 1
+assert_dir_empty "halved file: nothing written" none
+
 # A cut inside the entry table: the entries before the cut still count.
 head -c $((eo + 16 * 10 + 5)) "$IMG" >table.image
 run "$TROWEL" list table.image
