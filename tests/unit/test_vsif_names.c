@@ -44,6 +44,7 @@ static void test_vsif_upper_case_names_hash_as_lower_case_with_backslashes(void)
 {
     char vcd[] = "/tmp/trowel-names-vcd-XXXXXX", list[] = "/tmp/trowel-names-list-XXXXXX";
     REQUIRE(write_temp(vcd, scene));
+    trowel_ctx *ctx = trowel_ctx_new();
     /* Decoys last: a wrong match would overwrite the right name. */
     REQUIRE(write_temp(list, "SCENES\\ZONE_A\\@ALYXZ[Z]`A{.VCD\n"
                              "scenes/npc/zz_top\n"
@@ -53,11 +54,11 @@ static void test_vsif_upper_case_names_hash_as_lower_case_with_backslashes(void)
                              "scenes/npc/ZZ_TOP.vcd.txt\n"));
     trowel_source src[2] = {{"SCENES/Zone_A/@AlyxZ[z]`a{.VCD", vcd},
                             {"scenes\\NPC\\ZZ_Top.vcd", vcd}};
-    trowel_ctx *ctx = trowel_ctx_new();
     trowel_sink *s;
     REQUIRE(trowel_sink_open_memory(ctx, &s) == TROWEL_OK);
     trowel_create_params p = {.sources = src, .source_count = 2};
     CHECK(trowel_create(ctx, trowel_format_find("vsif"), &p, s) == TROWEL_OK);
+    unlink(vcd);
     size_t n = 0;
     const uint8_t *d = trowel_sink_data(s, &n);
     uint8_t *img = malloc(n ? n : 1);
@@ -80,14 +81,13 @@ static void test_vsif_upper_case_names_hash_as_lower_case_with_backslashes(void)
     CHECK_STR(trowel_archive_entry(a, zone)->name, "b50a85bb.vcd");
 
     CHECK(trowel_archive_set_names(a, list) == TROWEL_OK);
+    unlink(list);
     CHECK_STR(trowel_archive_entry(a, zone)->name, "SCENES/ZONE_A/@ALYXZ[Z]`A{.VCD");
     CHECK_STR(trowel_archive_entry(a, top)->name, "scenes/npc/zz_top.vcd");
     trowel_archive_close(a);
     trowel_input_close(in);
     free(img);
     trowel_ctx_free(ctx);
-    unlink(vcd);
-    unlink(list);
 }
 
 TEST_MAIN(TEST(test_vsif_upper_case_names_hash_as_lower_case_with_backslashes))
