@@ -259,6 +259,7 @@ static int build(create_job *j, const trowel_format *fmt, const char *manifest, 
     else
         rc = cli_open_output(j->s, out, cli_args_has(args, OPT_FORCE), &sink);
     if (rc == CLI_EXIT_OK) {
+        j->s->file = out; /* what the library's warnings and notes name */
         cli_progress_start(&j->s->progress, out);
         if (trowel_create(j->s->ctx, fmt, &p, sink) != TROWEL_OK)
             rc = cli_report(j->s, out, NULL);

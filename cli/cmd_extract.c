@@ -198,6 +198,9 @@ static int extract_archive(batch *b, extract_job *j)
     j->dir = b->dir;
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
+    /* A damaged file gives what can be read, and still fails. */
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(j->a))
+        rc = CLI_EXIT_FAILURE;
     if (manifest) {
         /* Written if extraction got going, even past failed entries: it
          * describes the archive, not what was extracted. */

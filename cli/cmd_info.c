@@ -61,6 +61,8 @@ static int info_one(cli_session *s, const char *path, const trowel_format *fmt, 
         rc = info_json(s, path, o.a, array);
     else
         print_info_text(path, o.a);
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a))
+        rc = CLI_EXIT_FAILURE; /* shown, but the file is damaged */
     cli_close_archive(&o);
     return rc;
 }

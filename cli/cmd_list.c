@@ -155,6 +155,7 @@ static int show(list_job *j, const char *path, trowel_archive *a, size_t index, 
 static int list_one(list_job *j, const char *path, size_t index, size_t count)
 {
     cli_opened o;
+    bool damaged = false;
     int rc = cli_open_archive(j->s, path, j->fmt, &o);
     if (rc == CLI_EXIT_OK) {
         j->opened++;
@@ -163,17 +164,19 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
         rc = cli_recover_names(j->s, path, o.a, names);
         if (rc == CLI_EXIT_OK)
             rc = show(j, path, o.a, index, count);
-        if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a)) {
+        /* What could be read was listed (the warnings said what could
+         * not); the file still fails. */
+        damaged = rc == CLI_EXIT_OK && trowel_archive_damaged(o.a);
+        if (damaged && !j->s->quiet) {
             fprintf(stderr, CLI_PROGRAM ": ");
             cli_put_safe(stderr, cli_display_name(path));
-            fputs(": damaged: some entries listed cannot be read\n", stderr);
-            rc = CLI_EXIT_FAILURE;
+            fputs(": damaged: not every entry can be read\n", stderr);
         }
         cli_close_archive(&o);
     }
     if (rc != CLI_EXIT_OK && j->array)
         json_object_array_add(j->array, cli_json_failure(j->s, path));
-    return rc;
+    return damaged ? CLI_EXIT_FAILURE : rc;
 }
 
 static int run_list(const cli_args *args, cli_session *s)

@@ -25,6 +25,13 @@ static void on_warning(void *user, const trowel_error *w)
     cli_print_warning(s->file, w);
 }
 
+static void on_note(void *user, const trowel_error *n)
+{
+    cli_session *s = user;
+    cli_progress_clear(&s->progress);
+    cli_print_note(s->file, n);
+}
+
 int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
 {
     memset(s, 0, sizeof *s);
@@ -50,6 +57,8 @@ int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
         trowel_ctx_set_mem_limit(s->ctx, limit);
     trowel_ctx_set_threads(s->ctx, (unsigned)threads);
     trowel_ctx_set_warning_handler(s->ctx, on_warning, s);
+    if (s->verbose)
+        trowel_ctx_set_note_handler(s->ctx, on_note, s);
     cli_progress_init(&s->progress, false);
     return CLI_EXIT_OK;
 }

@@ -76,6 +76,16 @@ void cli_print_warning(const char *file, const trowel_error *w)
     print_detail(w);
 }
 
+void cli_print_note(const char *file, const trowel_error *n)
+{
+    fputs(CLI_PROGRAM ": ", stderr);
+    if (file) {
+        cli_put_safe(stderr, file);
+        fputs(": ", stderr);
+    }
+    print_detail(n);
+}
+
 int cli_status_exit(trowel_status s)
 {
     if (s == TROWEL_OK)

@@ -31,6 +31,8 @@ int cli_usage_error(const char *verb, const char *fmt, ...) CLI_PRINTF(2, 3);
 void cli_print_error(const char *file, const trowel_error *e);
 /* "trowel: FILE: warning: ENTRY: message (offset 0x1a2b)". */
 void cli_print_warning(const char *file, const trowel_error *w);
+/* -v: what the library did ("trowel: FILE: ENTRY: message"), on stderr. */
+void cli_print_note(const char *file, const trowel_error *n);
 
 /* 2 for TROWEL_ERR_USAGE, 1 for every other failure, 0 for TROWEL_OK. */
 int cli_status_exit(trowel_status s);

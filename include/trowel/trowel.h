@@ -134,6 +134,12 @@ typedef void (*trowel_warning_fn)(void *user, const trowel_error *warning);
  * on the calling thread, with user passed back. fn NULL: no warnings. */
 void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);
 
+/* Called with what a call did, for a caller who wants to be told (create
+ * with -O base= says which scene of the base each source replaced or
+ * that it added one): same shape as a warning (status TROWEL_OK, the entry
+ * it concerns, a message); nothing is reported while no handler is set. */
+void trowel_ctx_set_note_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user);
+
 typedef void (*trowel_progress_fn)(void *user, uint64_t done, uint64_t total);
 /* Called now and then during long work, on the calling thread; total is 0
  * when unknown. fn NULL: no progress reports. */
@@ -362,14 +368,16 @@ const trowel_format *trowel_archive_format(const trowel_archive *a);
 /* Header fields: always "format" and "version"; then format-specific keys. */
 const trowel_props *trowel_archive_info(const trowel_archive *a);
 size_t trowel_archive_entry_count(const trowel_archive *a);
-/* Whether the archive opened damaged: its directory was read but some
- * entries' data cannot be (cut off, corrupt). Every entry is listed; reading
- * one of those fails with an error naming it, the others read as usual. A
- * warning named each at open. */
-bool trowel_archive_damaged(const trowel_archive *a);
 /* NULL past the end; owned by the archive (names may change after
  * trowel_archive_set_names). */
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t index);
+/* True when the file is damaged (truncated or partly corrupt) but could be
+ * opened: the entries listed are those that can still be found; reading one
+ * whose data is cut off or corrupt fails with an error naming it, the others
+ * read as usual. Each problem went to the warning handler when the archive
+ * was opened, and verify reports them. A caller listing or extracting
+ * should still fail (the CLI exits 1). */
+bool trowel_archive_damaged(const trowel_archive *a);
 
 /* Formats that store only hashes of names (scenes.image): path is a text
  * file of candidate names, one per line, or a folder scanned for candidate

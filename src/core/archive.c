@@ -142,15 +142,14 @@ trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *o
 
 size_t trowel_archive_entry_count(const trowel_archive *a) { return a->entry_count; }
 
-bool trowel_archive_damaged(const trowel_archive *a) { return a->damaged; }
-
-void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t i)
 {
     return i < a->entry_count ? &a->entries[i] : NULL;
 }
 const trowel_format *trowel_archive_format(const trowel_archive *a) { return a->fmt; }
 const trowel_props *trowel_archive_info(const trowel_archive *a) { return a->info; }
+bool trowel_archive_damaged(const trowel_archive *a) { return a->damaged; }
+void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 
 /* ----------------------------------------------------------- open, close */
 

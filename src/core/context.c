@@ -84,6 +84,12 @@ void trowel_ctx_set_warning_handler(trowel_ctx *ctx, trowel_warning_fn fn, void 
     ctx->warn_user = user;
 }
 
+void trowel_ctx_set_note_handler(trowel_ctx *ctx, trowel_warning_fn fn, void *user)
+{
+    ctx->note_fn = fn;
+    ctx->note_user = user;
+}
+
 void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, void *user)
 {
     ctx->progress_fn = fn;
@@ -148,6 +154,18 @@ void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...)
     fill_error(ctx, &w, TROWEL_OK, offset, fmt, ap);
     va_end(ap);
     ctx->warn_fn(ctx->warn_user, &w);
+}
+
+void trowel_note(trowel_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->note_fn)
+        return;
+    trowel_error n;
+    va_list ap;
+    va_start(ap, fmt);
+    fill_error(ctx, &n, TROWEL_OK, TROWEL_NO_OFFSET, fmt, ap);
+    va_end(ap);
+    ctx->note_fn(ctx->note_user, &n);
 }
 
 void trowel_set_entry(trowel_ctx *ctx, const char *name)

@@ -30,6 +30,8 @@ struct trowel_ctx {
     trowel_error last_error;
     trowel_warning_fn warn_fn;
     void *warn_user;
+    trowel_warning_fn note_fn; /* what a call did, for verbose callers */
+    void *note_user;
     trowel_progress_fn progress_fn;
     void *progress_user;
     trowel_temp_fn temp_fn;
@@ -47,6 +49,8 @@ trowel_status trowel_fail(trowel_ctx *ctx, trowel_status status, uint64_t offset
 trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
                            const char *fmt, va_list ap) TROWEL_PRINTF(4, 0);
 void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
+/* Tells the note handler (if any) what was done, about the current entry. */
+void trowel_note(trowel_ctx *ctx, const char *fmt, ...) TROWEL_PRINTF(2, 3);
 /* The entry named in errors from now on ("" or NULL for none). */
 void trowel_set_entry(trowel_ctx *ctx, const char *name);
 /* Reports progress of the current piece of work (bytes of one stream).

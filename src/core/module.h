@@ -99,13 +99,13 @@ struct trowel_archive {
     size_t entry_count;
     size_t entry_cap;
     void *priv;
+    bool damaged; /* see trowel_archive_damaged */
     uint64_t *size_before; /* progress: prefix sums of entry sizes */
     size_t size_before_len;
     /* verify bookkeeping */
     trowel_verify_fn report_fn;
     void *report_user;
     size_t problems;
-    bool damaged; /* see trowel_archive_mark_damaged */
 };
 
 /* Adds an entry (strings copied) and returns its extra-property list, into

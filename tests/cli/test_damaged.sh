@@ -22,7 +22,7 @@ run "$TROWEL" list CUT.PRT
 assert_rc "list a cut part file: exit 1" 1
 assert_eq "list a cut part file: every entry" "$NAMES" "$OUT"
 assert_eq "list a cut part file: the damage, once, then one summary" \
-    "$W_NOISE"$'\n'"trowel: CUT.PRT: damaged: some entries listed cannot be read" "$ERR"
+    "$W_NOISE"$'\n'"trowel: CUT.PRT: damaged: not every entry can be read" "$ERR"
 run "$TROWEL" extract CUT.PRT -C cut
 assert_rc "extract a cut part file: exit 1" 1
 assert_eq "extract a cut part file: the damaged entry is reported" \
@@ -72,7 +72,7 @@ run "$TROWEL" list cut600.HL_
 assert_rc "list a cut SZDD: exit 1" 1
 assert_eq "list a cut SZDD: the entry" cut600.HLp "$OUT"
 assert_eq "list a cut SZDD: why, then one summary" \
-    "$W_SZDD"$'\n'"trowel: cut600.HL_: damaged: some entries listed cannot be read" "$ERR"
+    "$W_SZDD"$'\n'"trowel: cut600.HL_: damaged: not every entry can be read" "$ERR"
 run "$TROWEL" extract cut600.HL_ -C szdd-out
 assert_rc "extract a cut SZDD: exit 1" 1
 assert_eq "extract a cut SZDD: the entry is reported" \
@@ -103,7 +103,7 @@ assert_rc "list VOL.CNF, a volume missing: exit 1" 1
 assert_eq "list VOL.CNF, a volume missing: every entry" \
     $'PROCS00/A11.BIN\nPROCS00/TEXT.TXT\nRSC04/NOISE.BIN' "$OUT"
 assert_eq "list VOL.CNF, a volume missing: says which" \
-    "$W_RSC"$'\n'"trowel: vol/VOL.CNF: damaged: some entries listed cannot be read" "$ERR"
+    "$W_RSC"$'\n'"trowel: vol/VOL.CNF: damaged: not every entry can be read" "$ERR"
 run "$TROWEL" extract vol/VOL.CNF -C vout
 assert_rc "extract VOL.CNF, a volume missing: exit 1" 1
 assert_eq "extract VOL.CNF, a volume missing: reports its entry" \

@@ -70,7 +70,8 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
 /* Reads a BVCD v4 (the reader's whole window: "bvcd", version, CRC, body).
  * Each string index is resolved through pool; an index out of the pool's
  * range is CORRUPT. Trailing bytes after the scene are ignored (the engine
- * ignores them too). */
+ * ignores them too); on success the reader's cursor stands just past the
+ * scene, so the caller can count them (scenes.image verify reports them). */
 trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
                                choreo_scene **out);
 
@@ -118,12 +119,11 @@ void choreo_scene_free(trowel_ctx *ctx, choreo_scene *s);
 typedef struct choreo_summary {
     /* (uint32)(duration * 1000.0 + 0.5), computed in double. */
     uint32_t msecs;
-    /* Image v3 only (zero is fine to ignore for v2): the end, in ms, of the
-     * last speech: for the SPEAK events (all of them, actor-less ones too),
-     * the latest (end if set, else start), i.e. the latest ending speak
-     * event, rounded as msecs. 0 when the scene has no SPEAK event. Equal
-     * to the stored value for all 301 scenes of the tsp v3 image (weak
-     * evidence: each of them ends with its last speech). */
+    /* Image v3 only (zero is fine to ignore for v2): when the last speech
+     * ends, in ms, by Valve's rule (FindLastSpeakTime): of the SPEAK events
+     * (actor-less ones too), the LAST ONE IN EVENT ORDER (see sounds below)
+     * counts, not the one that ends last: its end if set, else its start,
+     * rounded as msecs. 0 when the scene has no SPEAK event. */
     uint32_t lastspeech_msecs;
     /* Sound names, de-duplicated ignoring ASCII case (the engine compares
      * pool ids, and the pool ignores case), in the engine's event order
@@ -138,5 +138,14 @@ typedef struct choreo_summary {
 
 trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_summary *out);
 void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum);
+
+/* Whether msecs is a lastspeech that Valve's builder could have stored for
+ * this scene. Valve computes it from the text VCD, where actor-less events
+ * sit wherever the author wrote them; BVCD (and so a scene read from it)
+ * puts them before every actor. So for a scene read from BVCD the last
+ * speech in the text's order was either the last SPEAK event on an actor or
+ * any actor-less SPEAK event; for a scene parsed from text, only
+ * choreo_summarize's value counts. 0 is the only answer without speech. */
+bool choreo_lastspeech_possible(const choreo_scene *s, uint32_t msecs);
 
 #endif

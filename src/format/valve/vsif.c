@@ -21,7 +21,8 @@
  *
  * Facts: ../shared/seeds/valve-scenes-image.txt,
  * ../shared/formats/valve-vsif-bvcd.md, Source SDK 2013 sceneimage.cpp and
- * SceneImageFile.h (learnt, not copied), the ez2 (v2) and tsp (v3) images of
+ * SceneImageFile.h, the Alien Swarm SDK's choreoscene.cpp for the v3
+ * lastspeech rule (learnt, not copied), the ez2 (v2) and tsp (v3) images of
  * the shared corpus. Scenes themselves are read, written and summarised by
  * choreo.h. docs/formats/vsif.md has the details and trowel's checks.
  */
@@ -51,6 +52,7 @@ static const uint8_t vsif_id[4] = {'V', 'S', 'I', 'F'};
 static const uint8_t bvcd_id[4] = {'b', 'v', 'c', 'd'};
 
 typedef struct vsif_scene {
+    uint32_t slot;        /* its place in the entry table */
     uint32_t crc;
     uint32_t data_offset, data_length, summary_offset;
     uint32_t msecs, lastspeech_msecs;
@@ -59,13 +61,17 @@ typedef struct vsif_scene {
     bool compressed;
     uint32_t size;        /* BVCD bytes after decoding */
     uint32_t lzma_size;   /* compressed: the stream size in the LZMA header */
+    bool summary_ok;      /* false: damaged (no sounds); data still readable */
 } vsif_scene;
 
 typedef struct vsif_image {
     uint32_t version;
-    uint32_t scene_count, string_count, entry_offset;
-    choreo_pool *pool;
-    vsif_scene *scenes;
+    uint32_t scene_count, string_count, entry_offset; /* as the header says */
+    choreo_pool *pool;   /* the strings that could be read */
+    vsif_scene *scenes;  /* the scenes whose data can be found, entry order */
+    uint32_t count;
+    trowel_error *damage; /* what could not be read (a damaged file) */
+    size_t damage_count;
 } vsif_image;
 
 typedef struct vsif_state {
@@ -83,9 +89,10 @@ static void put_u32(uint8_t *p, uint32_t v)
 
 static void image_free(trowel_ctx *ctx, vsif_image *img)
 {
-    for (size_t i = 0; img->scenes && i < img->scene_count; i++)
+    for (size_t i = 0; img->scenes && i < img->count; i++)
         trowel_mem_free(ctx, img->scenes[i].sounds);
     trowel_mem_free(ctx, img->scenes);
+    trowel_mem_free(ctx, img->damage);
     choreo_pool_free(img->pool);
     memset(img, 0, sizeof *img);
 }
@@ -175,6 +182,27 @@ static int vsif_bid(trowel_reader *r)
     return version == 2 || version == 3 ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
 }
 
+/* Damage is data that is missing or broken past the header: the rest of
+ * the image can still be read. Running out of memory is not damage. */
+static bool is_damage(trowel_status s)
+{
+    return s == TROWEL_ERR_TRUNCATED || s == TROWEL_ERR_CORRUPT || s == TROWEL_ERR_UNSUPPORTED;
+}
+
+/* Records the context's error as one problem of a damaged image. */
+static trowel_status keep_damage(trowel_ctx *ctx, vsif_image *img)
+{
+    trowel_error *d = trowel_mem_realloc(ctx, img->damage,
+                                         (img->damage_count + 1) * sizeof *img->damage);
+    if (!d)
+        return ctx->last_error.status;
+    img->damage = d;
+    img->damage[img->damage_count++] = ctx->last_error;
+    return TROWEL_OK;
+}
+
+/* The header; what it says is checked against the file later, part by
+ * part, so that a cut file still gives what it holds. */
 static trowel_status read_header(trowel_reader *r, vsif_image *img)
 {
     uint8_t id[4];
@@ -194,19 +222,29 @@ static trowel_status read_header(trowel_reader *r, vsif_image *img)
         return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, 12,
                            "%lu strings: BVCD can index at most %u",
                            (unsigned long)img->string_count, CHOREO_POOL_MAX);
-    uint64_t table_end = HEADER_SIZE + (uint64_t)img->string_count * 4;
-    if (table_end > trowel_reader_size(r))
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, 12,
-                           "the table of %lu string offsets runs past the end of the file",
-                           (unsigned long)img->string_count);
-    uint64_t entries_end = img->entry_offset + (uint64_t)img->scene_count * ENTRY_SIZE;
-    if (entries_end > trowel_reader_size(r))
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, 16,
-                           "the %lu scene entries at 0x%lx run past the end of the file",
-                           (unsigned long)img->scene_count, (unsigned long)img->entry_offset);
     return TROWEL_OK;
 }
 
+/* String i of the table, read at the reader's cursor. */
+static trowel_status read_string(trowel_reader *r, uint32_t i, char *str)
+{
+    uint32_t off;
+    trowel_reader at;
+    trowel_status s = trowel_read_u32le(r, &off);
+    if (s != TROWEL_OK)
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r),
+                           "the table of %lu string offsets runs past the end of the file",
+                           (unsigned long)i + 1);
+    if (off >= trowel_reader_size(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) - 4,
+                           "string %lu starts at 0x%lx, past the end of the file",
+                           (unsigned long)i, (unsigned long)off);
+    if ((s = trowel_reader_sub(r, off, trowel_reader_size(r) - off, &at)) == TROWEL_OK)
+        s = trowel_read_cstring(&at, str, POOL_STRING_MAX);
+    return s;
+}
+
+/* The pool; on damage, the strings before the first unreadable one. */
 static trowel_status read_pool(trowel_reader *r, vsif_image *img)
 {
     trowel_ctx *ctx = r->ctx;
@@ -217,23 +255,19 @@ static trowel_status read_pool(trowel_reader *r, vsif_image *img)
     if (!str)
         return ctx->last_error.status;
     trowel_status s = trowel_reader_seek(r, HEADER_SIZE);
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->string_count; i++) {
-        uint32_t off;
-        trowel_reader at;
-        if ((s = trowel_read_u32le(r, &off)) != TROWEL_OK)
-            break;
-        if (off >= trowel_reader_size(r)) {
-            s = trowel_fail(ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) - 4,
-                            "string %lu starts at 0x%lx, past the end of the file",
-                            (unsigned long)i, (unsigned long)off);
-            break;
-        }
-        if ((s = trowel_reader_sub(r, off, trowel_reader_size(r) - off, &at)) == TROWEL_OK &&
-            (s = trowel_read_cstring(&at, str, POOL_STRING_MAX)) == TROWEL_OK)
+    uint32_t i = 0;
+    for (; s == TROWEL_OK && i < img->string_count; i++)
+        if ((s = read_string(r, i, str)) == TROWEL_OK)
             s = choreo_pool_append(img->pool, str);
-    }
     trowel_mem_free(ctx, str);
-    return s;
+    if (!is_damage(s))
+        return s;
+    char why[sizeof ctx->last_error.message];
+    snprintf(why, sizeof why, "%s", ctx->last_error.message);
+    trowel_fail(ctx, s, ctx->last_error.offset,
+                "%s: only %lu of the %lu strings can be read; scenes using the others cannot",
+                why, (unsigned long)choreo_pool_count(img->pool), (unsigned long)img->string_count);
+    return keep_damage(ctx, img);
 }
 
 static trowel_status read_summary(trowel_reader *whole, const vsif_image *img, vsif_scene *sc)
@@ -241,31 +275,35 @@ static trowel_status read_summary(trowel_reader *whole, const vsif_image *img, v
     trowel_ctx *ctx = whole->ctx;
     trowel_reader r;
     uint64_t fixed = img->version == 3 ? 12 : 8;
+    uint32_t strings = (uint32_t)choreo_pool_count(img->pool);
     trowel_status s = trowel_reader_sub(whole, sc->summary_offset, fixed, &r);
     if (s != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, sc->summary_offset,
                            "the summary at 0x%lx runs past the end of the file",
                            (unsigned long)sc->summary_offset);
+    uint32_t count;
     if ((s = trowel_read_u32le(&r, &sc->msecs)) != TROWEL_OK ||
         (img->version == 3 && (s = trowel_read_u32le(&r, &sc->lastspeech_msecs)) != TROWEL_OK) ||
-        (s = trowel_read_u32le(&r, &sc->sound_count)) != TROWEL_OK)
+        (s = trowel_read_u32le(&r, &count)) != TROWEL_OK)
         return s;
     uint64_t list_at = sc->summary_offset + fixed;
-    if (trowel_reader_sub(whole, list_at, (uint64_t)sc->sound_count * 4, &r) != TROWEL_OK)
+    if (trowel_reader_sub(whole, list_at, (uint64_t)count * 4, &r) != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, list_at - 4,
                            "the summary's %lu sound indices run past the end of the file",
-                           (unsigned long)sc->sound_count);
-    sc->sounds = trowel_mem_calloc(ctx, sc->sound_count ? sc->sound_count : 1, sizeof *sc->sounds);
+                           (unsigned long)count);
+    sc->sounds = trowel_mem_calloc(ctx, count ? count : 1, sizeof *sc->sounds);
     if (!sc->sounds)
         return ctx->last_error.status;
-    for (uint32_t i = 0; i < sc->sound_count; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         if ((s = trowel_read_u32le(&r, &sc->sounds[i])) != TROWEL_OK)
             return s;
-        if (sc->sounds[i] >= img->string_count)
+        if (sc->sounds[i] >= strings)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, list_at + 4 * (uint64_t)i,
                                "sound string index %lu is out of range (%lu strings)",
-                               (unsigned long)sc->sounds[i], (unsigned long)img->string_count);
+                               (unsigned long)sc->sounds[i], (unsigned long)strings);
     }
+    sc->sound_count = count;
+    sc->summary_ok = true;
     return TROWEL_OK;
 }
 
@@ -302,33 +340,70 @@ static trowel_status read_data_header(trowel_reader *whole, vsif_scene *sc)
     return TROWEL_OK;
 }
 
-static trowel_status read_entries(trowel_reader *r, vsif_image *img)
+/* Entry slot of the table: its summary (kept as damage if unreadable) and
+ * its data header. Not OK: the scene's data cannot be found. */
+static trowel_status read_scene(trowel_reader *r, vsif_image *img, uint32_t slot, vsif_scene *sc)
 {
     trowel_ctx *ctx = r->ctx;
-    img->scenes = trowel_mem_calloc(ctx, img->scene_count ? img->scene_count : 1,
-                                    sizeof *img->scenes);
-    if (!img->scenes)
-        return ctx->last_error.status;
-    trowel_status s = trowel_reader_seek(r, img->entry_offset);
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->scene_count; i++) {
-        vsif_scene *sc = &img->scenes[i];
-        char name[16];
-        if ((s = trowel_read_u32le(r, &sc->crc)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->data_offset)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
-            (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
-            break;
-        snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
-        trowel_set_entry(ctx, name);
-        if ((s = read_summary(r, img, sc)) == TROWEL_OK)
-            s = read_data_header(r, sc);
+    memset(sc, 0, sizeof *sc);
+    sc->slot = slot;
+    trowel_status s = trowel_reader_seek(r, img->entry_offset + (uint64_t)slot * ENTRY_SIZE);
+    if (s != TROWEL_OK || (s = trowel_read_u32le(r, &sc->crc)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->data_offset)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
+        (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
+        return s;
+    char name[16];
+    snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
+    trowel_set_entry(ctx, name);
+    if ((s = read_data_header(r, sc)) != TROWEL_OK)
+        return s; /* the scene is lost: its summary does not matter */
+    s = read_summary(r, img, sc);
+    if (s != TROWEL_OK) {
+        trowel_mem_free(ctx, sc->sounds);
+        sc->sounds = NULL;
+        sc->sound_count = 0;
+        if (is_damage(s))
+            s = keep_damage(ctx, img);
     }
-    if (s == TROWEL_OK)
-        trowel_set_entry(ctx, NULL);
     return s;
 }
 
-/* Reads header, pool, entries and summaries of the image in r. */
+/* The entries, as many as the file holds: a cut table loses the scenes
+ * whose entries are missing, a scene whose data cannot be found is left
+ * out; both are kept as damage. */
+static trowel_status read_entries(trowel_reader *r, vsif_image *img)
+{
+    trowel_ctx *ctx = r->ctx;
+    uint64_t size = trowel_reader_size(r);
+    uint64_t room = img->entry_offset <= size ? (size - img->entry_offset) / ENTRY_SIZE : 0;
+    uint32_t slots = room < img->scene_count ? (uint32_t)room : img->scene_count;
+    trowel_status s = TROWEL_OK;
+    if (slots < img->scene_count) {
+        trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 16,
+                    "the table of %lu scene entries at 0x%lx runs past the end of the file: "
+                    "%lu of them are lost",
+                    (unsigned long)img->scene_count, (unsigned long)img->entry_offset,
+                    (unsigned long)(img->scene_count - slots));
+        if ((s = keep_damage(ctx, img)) != TROWEL_OK)
+            return s;
+    }
+    img->scenes = trowel_mem_calloc(ctx, slots ? slots : 1, sizeof *img->scenes);
+    if (!img->scenes)
+        return ctx->last_error.status;
+    for (uint32_t i = 0; s == TROWEL_OK && i < slots; i++) {
+        s = read_scene(r, img, i, &img->scenes[img->count]);
+        if (s == TROWEL_OK)
+            img->count++;
+        else if (is_damage(s))
+            s = keep_damage(ctx, img);
+    }
+    trowel_set_entry(ctx, NULL);
+    return s;
+}
+
+/* Reads header, pool, entries and summaries of the image in r; what a
+ * damaged file lacks is in img->damage. */
 static trowel_status image_read(trowel_reader *r, vsif_image *img)
 {
     memset(img, 0, sizeof *img);
@@ -337,7 +412,24 @@ static trowel_status image_read(trowel_reader *r, vsif_image *img)
         s = read_pool(r, img);
     if (s == TROWEL_OK)
         s = read_entries(r, img);
+    if (s == TROWEL_OK && img->damage_count) /* kept in img->damage */
+        trowel_ctx_clear_error(r->ctx);
     return s;
+}
+
+/* Tells the warning handler about each problem of a damaged image. */
+static void warn_damage(trowel_ctx *ctx, const vsif_image *img)
+{
+    for (size_t i = 0; i < img->damage_count; i++) {
+        const trowel_error *d = &img->damage[i];
+        trowel_set_entry(ctx, d->entry);
+        trowel_warn(ctx, d->offset, "%s", d->message);
+    }
+    trowel_set_entry(ctx, NULL);
+    if (img->count < img->scene_count)
+        trowel_warn(ctx, TROWEL_NO_OFFSET,
+                    "damaged image: %lu of its %lu scenes can be read",
+                    (unsigned long)img->count, (unsigned long)img->scene_count);
 }
 
 static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
@@ -358,6 +450,7 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
     trowel_status s;
     if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
         (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
+        sc->summary_ok && /* a damaged summary shows nothing */
         (s = trowel_props_add_uint(x, "msecs", sc->msecs)) == TROWEL_OK &&
         (img->version != 3 ||
          (s = trowel_props_add_uint(x, "lastspeech_msecs", sc->lastspeech_msecs)) == TROWEL_OK))
@@ -383,8 +476,12 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
         (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)))
         return s;
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->scene_count; i++)
+    for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
         s = add_entry(a, img, &img->scenes[i]);
+    if (s == TROWEL_OK && img->damage_count) {
+        warn_damage(a->ctx, img);
+        trowel_archive_mark_damaged(a);
+    }
     return s;
 }
 
@@ -398,7 +495,7 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
     json_object_object_add(m, "version", json_object_new_int((int)st->img.version));
     if (!json_object_object_get_ex(m, "entries", &entries))
         return TROWEL_OK;
-    for (size_t i = 0; i < json_object_array_length(entries) && i < st->img.scene_count; i++) {
+    for (size_t i = 0; i < json_object_array_length(entries) && i < st->img.count; i++) {
         json_object *e = json_object_array_get_idx(entries, i);
         char crc[9];
         snprintf(crc, sizeof crc, "%08lx", (unsigned long)st->img.scenes[i].crc);
@@ -418,59 +515,96 @@ static void vsif_close(trowel_archive *a)
     trowel_mem_free(a->ctx, st);
 }
 
-/* The scene's BVCD bytes, decompressed (caller frees with trowel_mem_free). */
-static trowel_status load_bvcd(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
-                               uint8_t **out, size_t *size)
+/* A scene's BVCD as a reader window: over the file itself for a raw scene
+ * (nothing is loaded, however much its stored data holds), or over its
+ * LZMA stream decoded into memory. scene_bvcd_close releases it. */
+typedef struct scene_bvcd {
+    trowel_reader r;
+    trowel_input *mem;
+    uint8_t *decoded;
+} scene_bvcd;
+
+static void scene_bvcd_close(trowel_ctx *ctx, scene_bvcd *b)
 {
+    trowel_input_close(b->mem);
+    trowel_mem_free(ctx, b->decoded);
+    memset(b, 0, sizeof *b);
+}
+
+static trowel_status scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                     scene_bvcd *b)
+{
+    memset(b, 0, sizeof *b);
     trowel_reader whole;
     trowel_reader_init(&whole, ctx, in);
+    if (!sc->compressed)
+        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
     uint8_t *blob;
-    size_t blob_size;
+    size_t blob_size, size = 0;
     trowel_status s = load_span(&whole, sc->data_offset, sc->data_length, &blob, &blob_size);
-    if (s != TROWEL_OK || !sc->compressed) {
-        *out = s == TROWEL_OK ? blob : NULL;
-        *size = s == TROWEL_OK ? blob_size : 0;
+    if (s != TROWEL_OK)
         return s;
-    }
-    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, out, size);
+    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
     trowel_mem_free(ctx, blob);
+    if (s == TROWEL_OK)
+        s = trowel_input_open_memory(ctx, b->decoded, size, "(bvcd)", &b->mem);
+    if (s == TROWEL_OK)
+        trowel_reader_init(&b->r, ctx, b->mem);
+    else
+        scene_bvcd_close(ctx, b);
     return s;
 }
 
-/* Parses BVCD bytes with the image's pool. */
-static trowel_status parse_bvcd(trowel_ctx *ctx, const uint8_t *bvcd, size_t size,
-                                const choreo_pool *pool, choreo_scene **out)
+/* Parses the scene with the image's pool; *trailing (if wanted) counts the
+ * bytes after it, which the engine never looks at. */
+static trowel_status parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                 const choreo_pool *pool, choreo_scene **out,
+                                 uint64_t *bvcd_size, uint64_t *trailing)
 {
-    trowel_input *in;
-    trowel_status s = trowel_input_open_memory(ctx, bvcd, size, "(bvcd)", &in);
+    scene_bvcd b;
+    trowel_status s = scene_bvcd_open(ctx, in, sc, &b);
     if (s != TROWEL_OK)
         return s;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
-    s = choreo_read_bvcd(ctx, &r, pool, out);
-    trowel_input_close(in);
+    s = choreo_read_bvcd(ctx, &b.r, pool, out);
+    if (bvcd_size)
+        *bvcd_size = trowel_reader_size(&b.r);
+    if (trailing)
+        *trailing = s == TROWEL_OK ? trowel_reader_remaining(&b.r) : 0;
+    scene_bvcd_close(ctx, &b);
     return s;
+}
+
+/* Writes what is left of r's window to out. */
+static trowel_status copy_window(trowel_reader *r, trowel_sink *out)
+{
+    for (;;) {
+        const uint8_t *p;
+        size_t n = 0;
+        trowel_status s = trowel_reader_borrow(r, TROWEL_READER_SPAN_MAX, &p, &n);
+        if (s != TROWEL_OK || n == 0)
+            return s;
+        if ((s = trowel_sink_write(out, p, n)) != TROWEL_OK)
+            return s;
+    }
 }
 
 static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     const vsif_state *st = a->priv;
     const vsif_scene *sc = &st->img.scenes[index];
-    uint8_t *bvcd;
-    size_t size;
-    trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return s;
     if (st->raw) {
-        s = trowel_sink_write(out, bvcd, size);
-    } else {
-        choreo_scene *scene = NULL;
-        s = parse_bvcd(a->ctx, bvcd, size, st->img.pool, &scene);
+        scene_bvcd b;
+        trowel_status s = scene_bvcd_open(a->ctx, a->in, sc, &b);
         if (s == TROWEL_OK)
-            s = choreo_write_vcd(a->ctx, scene, out);
-        choreo_scene_free(a->ctx, scene);
+            s = copy_window(&b.r, out);
+        scene_bvcd_close(a->ctx, &b);
+        return s;
     }
-    trowel_mem_free(a->ctx, bvcd);
+    choreo_scene *scene = NULL;
+    trowel_status s = parse_scene(a->ctx, a->in, sc, st->img.pool, &scene, NULL, NULL);
+    if (s == TROWEL_OK)
+        s = choreo_write_vcd(a->ctx, scene, out);
+    choreo_scene_free(a->ctx, scene);
     return s;
 }
 
@@ -560,12 +694,14 @@ static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...)
 
 /* The stored summary against the one recomputed from the scene. */
 static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
-                           const choreo_summary *sum)
+                           const choreo_scene *scene, const choreo_summary *sum)
 {
     if (sum->msecs != sc->msecs)
         report(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
                (unsigned long)sc->msecs, (unsigned long)sum->msecs);
-    if (img->version == 3 && sum->lastspeech_msecs != sc->lastspeech_msecs)
+    /* The stored value came from the text the scene was compiled from,
+     * whose event order BVCD does not keep entirely (actor-less events). */
+    if (img->version == 3 && !choreo_lastspeech_possible(scene, sc->lastspeech_msecs))
         report(a, sc->summary_offset + 4,
                "summary says the last speech ends at %lu ms, the scene says %lu ms",
                (unsigned long)sc->lastspeech_msecs, (unsigned long)sum->lastspeech_msecs);
@@ -587,6 +723,23 @@ static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_
     }
 }
 
+/* Bytes after the scene's BVCD inside its stored data (or inside what its
+ * LZMA stream decodes to): the engine never reads them; Valve's builder
+ * writes none. */
+static void report_trailing(trowel_archive *a, const vsif_scene *sc, uint64_t bvcd_size,
+                            uint64_t trailing)
+{
+    uint64_t scene_bytes = bvcd_size - trailing;
+    if (sc->compressed)
+        report(a, sc->data_offset + 4,
+               "%llu bytes follow the scene's BVCD (%llu bytes) in its decompressed data",
+               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+    else
+        report(a, sc->data_offset + scene_bytes,
+               "%llu bytes follow the scene's BVCD (%llu bytes) in its stored data",
+               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+}
+
 /* One scene, decoded once: its stream, its BVCD, the text VCD extract would
  * write (unless extracting raw) and its summary. */
 static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
@@ -594,28 +747,27 @@ static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
     const vsif_state *st = a->priv;
     const vsif_image *img = &st->img;
     const vsif_scene *sc = &img->scenes[index];
-    uint8_t *bvcd = NULL;
-    size_t size;
+    uint64_t size = 0;
     choreo_scene *scene = NULL;
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
     trowel_sink *null = NULL;
-    trowel_status s = load_bvcd(a->ctx, a->in, sc, &bvcd, &size);
-    if (s == TROWEL_OK)
-        s = parse_bvcd(a->ctx, bvcd, size, img->pool, &scene);
+    uint64_t trailing = 0;
+    trowel_status s = parse_scene(a->ctx, a->in, sc, img->pool, &scene, &size, &trailing);
+    if (s == TROWEL_OK && trailing)
+        report_trailing(a, sc, size, trailing);
     if (s == TROWEL_OK && !st->raw && (s = trowel_sink_open_null(a->ctx, &null)) == TROWEL_OK)
         s = choreo_write_vcd(a->ctx, scene, null);
     if (s == TROWEL_OK)
         s = choreo_summarize(a->ctx, scene, &sum);
-    if (s == TROWEL_OK)
-        verify_summary(a, img, sc, &sum);
+    if (s == TROWEL_OK && sc->summary_ok) /* else reported as damage */
+        verify_summary(a, img, sc, scene, &sum);
     else
         trowel_archive_report(a);
     if (null)
         trowel_sink_discard(null);
     choreo_summary_free(a->ctx, &sum);
     choreo_scene_free(a->ctx, scene);
-    trowel_mem_free(a->ctx, bvcd);
     return TROWEL_OK;
 }
 
@@ -623,10 +775,16 @@ static trowel_status vsif_verify(trowel_archive *a)
 {
     const vsif_state *st = a->priv;
     const vsif_image *img = &st->img;
-    for (uint32_t i = 0; i < img->scene_count; i++) {
+    for (size_t i = 0; i < img->damage_count; i++) {
+        const trowel_error *d = &img->damage[i];
+        trowel_set_entry(a->ctx, d->entry);
+        trowel_fail(a->ctx, d->status, d->offset, "%s", d->message);
+        trowel_archive_report(a);
+    }
+    for (uint32_t i = 0; i < img->count; i++) {
         const vsif_scene *sc = &img->scenes[i];
         trowel_set_entry(a->ctx, a->entries[i].name);
-        uint64_t at = img->entry_offset + (uint64_t)i * ENTRY_SIZE;
+        uint64_t at = img->entry_offset + (uint64_t)sc->slot * ENTRY_SIZE;
         if (i > 0 && sc->crc <= img->scenes[i - 1].crc)
             report(a, at,
                    "entries are not sorted by CRC (%08lx after %08lx): the engine's binary "
@@ -812,8 +970,10 @@ typedef struct build_scene {
     uint32_t msecs, lastspeech_msecs;
     uint32_t *sounds;
     uint32_t sound_count;
-    uint8_t *data;       /* as stored: raw BVCD or LZMA blob */
+    uint8_t *data;       /* as stored: raw BVCD or LZMA blob; NULL from_base */
     size_t data_size;
+    bool from_base;      /* data_size bytes at base_offset of the base image */
+    uint64_t base_offset;
 } build_scene;
 
 typedef enum compress_mode { COMPRESS_AUTO, COMPRESS_LZMA, COMPRESS_NONE } compress_mode;
@@ -827,6 +987,7 @@ typedef struct builder {
     choreo_pool *pool;
     build_scene *scenes;
     size_t count, cap;
+    trowel_input *base_in; /* -O base=: open until the image is written */
 } builder;
 
 static void builder_free(builder *b)
@@ -839,6 +1000,7 @@ static void builder_free(builder *b)
     trowel_mem_free(b->ctx, b->scenes);
     trowel_vsif_lzma_encoder_free(b->lzma);
     choreo_pool_free(b->pool);
+    trowel_input_close(b->base_in);
 }
 
 static build_scene *builder_add(builder *b)
@@ -994,62 +1156,52 @@ static trowel_status add_source(builder *b, const trowel_source *src)
     return s;
 }
 
-/* A base scene's summary and data, with strings moved to the new pool. */
-static trowel_status keep_into(builder *b, const vsif_image *old, const vsif_scene *osc,
-                               const choreo_scene *scene)
+/* Lastspeech for a scene kept from a v2 base in a v3 image: computed from
+ * the scene (decoded only for this). */
+static trowel_status base_lastspeech(builder *b, const vsif_image *old, const vsif_scene *osc,
+                                     uint32_t *out)
 {
     trowel_ctx *ctx = b->ctx;
-    b->scene_mode = b->compress;
+    choreo_scene *scene = NULL;
+    trowel_status s = parse_scene(ctx, b->base_in, osc, old->pool, &scene, NULL, NULL);
+    choreo_summary sum;
+    memset(&sum, 0, sizeof sum);
+    if (s == TROWEL_OK)
+        s = choreo_summarize(ctx, scene, &sum);
+    *out = sum.lastspeech_msecs;
+    choreo_summary_free(ctx, &sum);
+    choreo_scene_free(ctx, scene);
+    return s;
+}
+
+/* Keeps one scene of the base image as it is: its stored bytes (copied from
+ * the base when the image is written, compressed or not) and its summary,
+ * whose sound indices stay valid because the base's pool is kept in order.
+ * Only lastspeech is computed, for a v2 base written as v3. */
+static trowel_status keep_base_scene(builder *b, const vsif_image *old, const vsif_scene *osc)
+{
+    trowel_ctx *ctx = b->ctx;
+    char label[16];
+    snprintf(label, sizeof label, "%08lx.vcd", (unsigned long)osc->crc);
+    trowel_set_entry(ctx, label);
     build_scene *sc = builder_add(b);
     if (!sc)
         return ctx->last_error.status;
     sc->crc = osc->crc;
     sc->msecs = osc->msecs;
     sc->lastspeech_msecs = osc->lastspeech_msecs;
-    trowel_status s = TROWEL_OK;
-    if (old->version != 3) {
-        choreo_summary sum;
-        memset(&sum, 0, sizeof sum);
-        s = choreo_summarize(ctx, scene, &sum);
-        sc->lastspeech_msecs = sum.lastspeech_msecs;
-        choreo_summary_free(ctx, &sum);
-    }
-    const char **sounds = trowel_mem_calloc(ctx, osc->sound_count ? osc->sound_count : 1,
-                                            sizeof *sounds);
-    if (!sounds)
+    sc->from_base = true;
+    sc->base_offset = osc->data_offset;
+    sc->data_size = osc->data_length;
+    sc->sounds = trowel_mem_calloc(ctx, osc->sound_count ? osc->sound_count : 1,
+                                   sizeof *sc->sounds);
+    if (!sc->sounds)
         return ctx->last_error.status;
-    for (uint32_t i = 0; i < osc->sound_count; i++)
-        sounds[i] = choreo_pool_get(old->pool, osc->sounds[i]);
-    if (s == TROWEL_OK)
-        s = intern_sounds(b, sc, sounds, osc->sound_count);
-    if (s == TROWEL_OK)
-        s = store_scene(b, sc, scene, choreo_scene_source_crc(scene));
-    trowel_mem_free(ctx, (void *)sounds);
-    return s;
-}
-
-/* Keeps one scene of a base image: decoded with the old pool, written again
- * with the new one; summary kept as stored (lastspeech computed when the
- * base is v2 and the output v3). */
-static trowel_status keep_base_scene(builder *b, trowel_input *in, const vsif_image *old,
-                                     const vsif_scene *osc)
-{
-    trowel_ctx *ctx = b->ctx;
-    char label[16];
-    snprintf(label, sizeof label, "%08lx.vcd", (unsigned long)osc->crc);
-    trowel_set_entry(ctx, label);
-    uint8_t *bvcd;
-    size_t size;
-    trowel_status s = load_bvcd(ctx, in, osc, &bvcd, &size);
-    if (s != TROWEL_OK)
-        return s;
-    choreo_scene *scene = NULL;
-    s = parse_bvcd(ctx, bvcd, size, old->pool, &scene);
-    trowel_mem_free(ctx, bvcd);
-    if (s == TROWEL_OK)
-        s = keep_into(b, old, osc, scene);
-    choreo_scene_free(ctx, scene);
-    return s;
+    memcpy(sc->sounds, osc->sounds, osc->sound_count * sizeof *sc->sounds);
+    sc->sound_count = osc->sound_count;
+    if (old->version != 3 && b->version == 3)
+        return base_lastspeech(b, old, osc, &sc->lastspeech_msecs);
+    return TROWEL_OK;
 }
 
 static int by_build_crc(const void *x, const void *y)
@@ -1090,6 +1242,15 @@ static trowel_status write_head(builder *b, uint32_t entry_start, uint32_t pool_
     if (s == TROWEL_OK && (at & 3))
         s = trowel_sink_write(out, pad, 4 - (at & 3));
     return s;
+}
+
+/* A kept scene's stored bytes, copied from the base image unchanged. */
+static trowel_status copy_from_base(builder *b, const build_scene *sc, trowel_sink *out)
+{
+    trowel_reader whole, r;
+    trowel_reader_init(&whole, b->ctx, b->base_in);
+    trowel_status s = trowel_reader_sub(&whole, sc->base_offset, sc->data_size, &r);
+    return s == TROWEL_OK ? copy_window(&r, out) : s;
 }
 
 /* Lays the sorted scenes out as the engine's builder does: header, string
@@ -1148,7 +1309,9 @@ static trowel_status write_image(builder *b, trowel_sink *out)
         }
     }
     for (size_t i = 0; s == TROWEL_OK && i < b->count; i++)
-        s = trowel_sink_write(out, b->scenes[i].data, b->scenes[i].data_size);
+        s = b->scenes[i].from_base ? copy_from_base(b, &b->scenes[i], out)
+                                   : trowel_sink_write(out, b->scenes[i].data,
+                                                       b->scenes[i].data_size);
     return s;
 }
 
@@ -1205,35 +1368,78 @@ static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p,
     return TROWEL_OK;
 }
 
-/* -O base=IMAGE: every scene of the base not replaced by a source. */
-static trowel_status add_base(builder *b, const char *path, const uint32_t *crcs, size_t ncrcs,
-                              bool version_given)
+static bool base_has(const vsif_image *old, uint32_t crc)
+{
+    for (uint32_t i = 0; i < old->count; i++)
+        if (old->scenes[i].crc == crc)
+            return true;
+    return false;
+}
+
+/* Says, for each .vcd source, whether it replaces a scene of the base (a
+ * note, for -v) or adds one (a note, and a warning: a name that matches
+ * nothing in the base is often a misspelt one). */
+static trowel_status tell_sources(trowel_ctx *ctx, const trowel_create_params *p,
+                                  const vsif_image *old, const char *path)
+{
+    for (size_t i = 0; i < p->source_count; i++) {
+        if (!ends_with_vcd(p->sources[i].name))
+            continue;
+        char name[PATH_MAX];
+        trowel_status s = scene_name(ctx, p->sources[i].name, name, sizeof name);
+        if (s != TROWEL_OK)
+            return s;
+        uint32_t crc = scene_crc(name);
+        trowel_set_entry(ctx, name);
+        if (base_has(old, crc)) {
+            trowel_note(ctx, "replaces scene %08lx of the base image", (unsigned long)crc);
+            continue;
+        }
+        trowel_note(ctx, "added as a new scene (%08lx)", (unsigned long)crc);
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "no scene of the base image %s has this name: added",
+                    path);
+    }
+    trowel_set_entry(ctx, NULL);
+    return TROWEL_OK;
+}
+
+/* -O base=IMAGE: the base's pool, in its order (new strings are appended
+ * after it), and every scene no source replaces, kept as stored. The base
+ * stays open until the image is written. */
+static trowel_status add_base(builder *b, const trowel_create_params *p, const char *path,
+                              const uint32_t *crcs, size_t ncrcs, bool version_given)
 {
     trowel_ctx *ctx = b->ctx;
-    trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_input_open_file(ctx, path, &b->base_in);
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
+    trowel_reader_init(&r, ctx, b->base_in);
     vsif_image old;
     s = image_read(&r, &old);
     if (s == TROWEL_OK && !version_given)
         b->version = old.version;
-    for (uint32_t i = 0; s == TROWEL_OK && i < old.scene_count; i++) {
+    for (uint32_t i = 0; s == TROWEL_OK && i < choreo_pool_count(old.pool); i++)
+        s = choreo_pool_append(b->pool, choreo_pool_get(old.pool, i));
+    if (s == TROWEL_OK && old.damage_count) /* kept scenes would be lost */
+        s = trowel_fail(ctx, old.damage[0].status, old.damage[0].offset, "it is damaged: %s%s%s",
+                        old.damage[0].entry, old.damage[0].entry[0] ? ": " : "",
+                        old.damage[0].message);
+    for (uint32_t i = 0; s == TROWEL_OK && i < old.count; i++) {
         bool gone = false;
         for (size_t j = 0; j < ncrcs && !gone; j++)
             gone = crcs[j] == old.scenes[i].crc;
         if (!gone)
-            s = keep_base_scene(b, in, &old, &old.scenes[i]);
+            s = keep_base_scene(b, &old, &old.scenes[i]);
     }
+    if (s == TROWEL_OK)
+        s = tell_sources(ctx, p, &old, path);
     if (s != TROWEL_OK && ctx->last_error.message[0]) {
         char msg[sizeof ctx->last_error.message];
         snprintf(msg, sizeof msg, "%s", ctx->last_error.message);
         s = trowel_fail(ctx, s, ctx->last_error.offset, "base image %s: %s", path, msg);
     }
     image_free(ctx, &old);
-    trowel_input_close(in);
     return s;
 }
 
@@ -1320,7 +1526,7 @@ static trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
     s = crcs ? source_crcs(ctx, p, crcs, &ncrcs) : ctx->last_error.status;
     const char *base = trowel_options_get(p->options, p->option_count, "base");
     if (s == TROWEL_OK && base)
-        s = add_base(&b, base, crcs, ncrcs, version_given);
+        s = add_base(&b, p, base, crcs, ncrcs, version_given);
     const trowel_source **order =
         s == TROWEL_OK ? trowel_mem_calloc(ctx, ncrcs + 1, sizeof *order) : NULL;
     if (s == TROWEL_OK && !order)
@@ -1367,7 +1573,8 @@ const trowel_format trowel_format_vsif = {
     .create_options =
         "version=2|3: image version (default 2, or the base image's)\n"
         "compress=auto|lzma|none: LZMA per scene, kept only when smaller (default auto)\n"
-        "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept",
+        "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept as "
+        "stored (bytes, summaries, string pool order)",
     .convert_targets = "",
     .options = vsif_options,
     .bid = vsif_bid,
