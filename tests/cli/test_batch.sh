@@ -167,7 +167,7 @@ if [ -f "$IMG" ]; then
     run "$TROWEL" extract "$IMG" 'scenes/f02*' -C none
     assert_contains "extract pattern on unnamed entries: suggests --names" "$ERR" "--names LIST recovers names"
 else
-    note "$IMG is absent: --names counts not checked"
+    skip "$IMG is absent: --names counts"
 fi
 
 finish

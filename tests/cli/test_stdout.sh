@@ -112,7 +112,7 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
     assert_rc "convert to json on a terminal: exit 0" 0
     assert_contains "convert to json on a terminal: shown" "$OUT" '"format": "szdd"'
 else
-    note "script(1) cannot make a terminal here: terminal refusal not checked"
+    skip "script(1) cannot make a terminal here: terminal refusal"
 fi
 
 finish

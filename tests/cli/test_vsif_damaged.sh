@@ -10,9 +10,7 @@
 
 IMG="$TROWEL_CORPUS/valve/ez2/scenes/scenes.image"
 if [ ! -f "$IMG" ]; then
-    note "$IMG is absent: damaged vsif CLI tests skipped"
-    finish
-    exit $?
+    skip_all "$IMG is absent: damaged vsif CLI tests"
 fi
 
 # put_u32le FILE OFFSET VALUE: writes a little-endian 32-bit number.

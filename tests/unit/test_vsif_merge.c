@@ -26,7 +26,7 @@ static bool have(const char *path)
 {
     if (access(path, R_OK) == 0)
         return true;
-    printf("  note: %s is absent: test skipped\n", path);
+    test_skip("%s is absent", path);
     return false;
 }
 
