@@ -120,6 +120,12 @@ trowel_status trowel_options_check_format(trowel_ctx *ctx, const trowel_format *
 /* The value of the last "key=..." given, or NULL. */
 const char *trowel_options_get(const char *const *opts, size_t n, const char *key);
 
+/* ---- inputs */
+/* The input's file name, for formats that take an entry's name from it
+ * (SZDD); NULL for a stream, whose name is only a label ("(standard
+ * input)"). */
+const char *trowel_input_file_name(const trowel_input *in);
+
 /* ---- CRC-32 (IEEE, as zlib) */
 uint32_t trowel_crc32_update(uint32_t crc, const void *data, size_t size);
 

@@ -98,6 +98,11 @@ static ssize_t read_some(int fd, uint8_t *buf, size_t n)
     return got;
 }
 
+const char *trowel_input_file_name(const trowel_input *in)
+{
+    return in->name_is_label ? NULL : in->name;
+}
+
 trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
                                        trowel_input **out)
 {
@@ -105,6 +110,7 @@ trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name
     trowel_input *in = new_input(ctx, name);
     if (!in)
         return ctx->last_error.status;
+    in->name_is_label = true;
     uint8_t *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {

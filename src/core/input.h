@@ -7,6 +7,8 @@
 struct trowel_input {
     trowel_ctx *ctx;
     char *name;
+    bool name_is_label; /* a stream's name says what it is ("(standard
+                         * input)"), it is no file's name */
     uint64_t size;
     const uint8_t *mem; /* memory input, or NULL */
     int fd;             /* file input, or -1 */

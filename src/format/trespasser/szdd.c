@@ -108,9 +108,16 @@ static char match_case(const char *name, size_t len, char c)
     return c;
 }
 
-/* The original name from the compressed file's name and the header. */
+/* The original name from the compressed file's name and the header. A
+ * stream (standard input) has no file name to start from: its one entry is
+ * called STREAM_ENTRY_NAME, as msexpand would have nothing better either. */
+#define STREAM_ENTRY_NAME "stdin"
 static void restore_name(const char *file_name, uint8_t missing, char *out, size_t cap)
 {
+    if (!file_name) {
+        snprintf(out, cap, "%s", STREAM_ENTRY_NAME);
+        return;
+    }
     snprintf(out, cap, "%s", base_name(file_name));
     size_t n = strlen(out);
     if (n == 0 || out[n - 1] != '_')
@@ -163,7 +170,7 @@ static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
                            "compression method 0x%02x is not 'A' (LZSS), the only one known",
                            h->method);
     char name[512];
-    restore_name(trowel_input_name(a->in), h->missing_char, name, sizeof name);
+    restore_name(trowel_input_file_name(a->in), h->missing_char, name, sizeof name);
     char missing[2] = {(char)(h->missing_char >= 0x20 && h->missing_char < 0x7f ? h->missing_char : 0), 0};
     uint64_t packed = trowel_reader_size(r) - h->header_size;
 
