@@ -8,8 +8,8 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
-test=(libmspack-dev mscompress xz-utils python3 scummvm-tools)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev)
+test=(libmspack-dev mscompress xz-utils python3 scummvm-tools lz4)
 ci=(clang libclang-rt-dev valgrind)
 bench=(hyperfine time)
 

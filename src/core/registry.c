@@ -22,6 +22,8 @@ extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
 extern const trowel_codec trowel_codec_vsif_lzma;
+extern const trowel_codec trowel_codec_zlib;
+extern const trowel_codec trowel_codec_lz4;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
@@ -46,5 +48,7 @@ const trowel_codec *const trowel_codecs[] = {
     &trowel_codec_spz,
     &trowel_codec_bytekiller,
     &trowel_codec_vsif_lzma,
+    &trowel_codec_zlib,
+    &trowel_codec_lz4,
 };
 const size_t trowel_codecs_len = sizeof trowel_codecs / sizeof trowel_codecs[0];
