@@ -30,7 +30,9 @@
  * A decoder that stalls for input where its stream may legitimately stop
  * (zlib: a block boundary, e.g. right after a sync flush) sets c.resting:
  * that is how an unfinished, sync-flushed stream is told from one cut in
- * the middle of a block.
+ * the middle of a block. One that stalls after its stream's final part
+ * began (zlib: the last block, the Adler-32) sets c.closing: that stream
+ * was finished, so stopping there is truncation.
  *
  * Every allocation of a coder, the third-party library's included (zlib's
  * zalloc/zfree, liblz4's LZ4F_CustomMem), goes through the context's
@@ -124,6 +126,9 @@ struct trowel_coder {
     uint64_t total_in;  /* bytes consumed so far (kept by trowel_coder_run) */
     uint64_t total_out; /* bytes produced so far */
     bool resting;       /* decoder: stalled where the stream may stop */
+    bool closing;       /* decoder: stalled inside the stream's finished end
+                         * (last block, trailer): a stop here is truncation,
+                         * whatever the expected size */
     bool ended;         /* decoder: TROWEL_CODE_END was returned */
 };
 

@@ -85,7 +85,13 @@ static trowel_code z_fail(trowel_coder *c, const z_stream *z, int r, uint64_t of
         break;
     case Z_DATA_ERROR:
         if (z->msg && strcmp(z->msg, "incorrect data check") == 0)
-            trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset, "the zlib stream's Adler-32 does not match");
+            /* zlib has read all four bytes of it */
+            trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset - 4,
+                        "the zlib stream's Adler-32 does not match");
+        else if (z->msg && (strstr(z->msg, "header") || strstr(z->msg, "compression method") ||
+                            strstr(z->msg, "window size")))
+            trowel_fail(ctx, TROWEL_ERR_CORRUPT, c->in_offset, "the deflate stream is corrupt: %s",
+                        z->msg);
         else
             trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset, "the deflate stream is corrupt: %s",
                         z->msg ? z->msg : "bad data");
@@ -113,6 +119,7 @@ static void z_end_deflate(trowel_coder *c)
  * makes inflate stop there); a later call that stalls for input reports
  * nothing, so the decoder remembers it. */
 #define Z_AT_BLOCK_BOUNDARY 128
+#define Z_IN_LAST_BLOCK 64
 
 typedef struct inflater {
     z_stream z; /* first: c->state points at both */
@@ -147,7 +154,10 @@ static trowel_code inflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flus
     case Z_OK:
         return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
     case Z_BUF_ERROR:
-        c->resting = st->at_boundary;
+        /* +64: the last block has begun, so the stream was finished and a
+         * stop here (before its end or Adler-32) is truncation. */
+        c->closing = (z->data_type & Z_IN_LAST_BLOCK) != 0;
+        c->resting = st->at_boundary && !c->closing;
         return TROWEL_CODE_STALLED;
     default:
         return z_fail(c, z, r, at + (io->in_pos - in0));

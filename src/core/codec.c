@@ -65,6 +65,7 @@ trowel_code trowel_coder_run(trowel_coder *c, trowel_codec_io *io, trowel_flush 
 {
     size_t in0 = io->in_pos, out0 = io->out_pos;
     c->resting = false;
+    c->closing = false;
     trowel_code r = c->run(c, io, flush);
     c->total_in += io->in_pos - in0;
     c->total_out += io->out_pos - out0;
@@ -187,7 +188,7 @@ static trowel_status expect_end(decode_job *j, trowel_code last, uint64_t expect
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_coder_offset(j->c),
                            "the %s stream decodes to more than the %llu bytes expected",
                            codec->name, (unsigned long long)expected);
-    if (r == TROWEL_CODE_STALLED && !codec->unfinished_ok)
+    if (r == TROWEL_CODE_STALLED && (!codec->unfinished_ok || j->c->closing))
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, end_offset(j),
                            "the %s stream ends without its end mark after %llu bytes", codec->name,
                            (unsigned long long)j->c->total_out);
@@ -264,7 +265,7 @@ trowel_status trowel_codec_decode_reader(trowel_ctx *ctx, const trowel_stream_co
 {
     uint64_t n = trowel_reader_remaining(r);
     if (expected_size != TROWEL_SIZE_UNKNOWN && !trowel_codec_size_plausible(codec, n, expected_size))
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r),
+        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) + n,
                            "%llu bytes of %s cannot decode to the %llu bytes expected",
                            (unsigned long long)n, codec->name, (unsigned long long)expected_size);
     uint8_t *buf = trowel_mem_alloc(ctx, CHUNK);
