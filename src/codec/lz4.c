@@ -241,7 +241,7 @@ static LZ4F_preferences_t encoder_prefs(const trowel_codec_params *p)
 {
     LZ4F_preferences_t prefs;
     memset(&prefs, 0, sizeof prefs);
-    prefs.frameInfo.blockSizeID = LZ4F_max4MB;
+    prefs.frameInfo.blockSizeID = LZ4F_max64KB;
     prefs.frameInfo.blockMode = LZ4F_blockLinked;
     prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
     if (p->size_hint != TROWEL_SIZE_UNKNOWN)

@@ -17,10 +17,11 @@
  * (LZ4F_CustomMem, liblz4 >= 1.9.4). One input byte decodes to at most 255
  * bytes, which bounds declared sizes.
  *
- * Encoder: levels 1-12 (1 fast, 3 and up LZ4HC; default 1), 4 MiB linked
- * blocks and a content checksum, as the lz4 command writes by default; the
- * content size is recorded when the caller knows it (size_hint), and the
- * input must then be exactly that long.
+ * Encoder: levels 1-12 (1 fast, 3 and up LZ4HC; default 1), 64 KiB linked
+ * blocks (each block may match into the one before, so small blocks cost
+ * almost no ratio, and encoder and decoder stay near 300 KiB) and a content
+ * checksum; the content size is recorded when the caller knows it
+ * (size_hint), and the input must then be exactly that long.
  */
 #ifndef TROWEL_CODEC_LZ4_FRAME_H
 #define TROWEL_CODEC_LZ4_FRAME_H

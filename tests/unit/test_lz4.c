@@ -89,8 +89,8 @@ static void test_hello_frame_layout(void)
     buf enc;
     REQUIRE(codec_encode(ctx, "lz4", (const uint8_t *)"hello", 5, NULL, 0, &enc) == TROWEL_OK);
     /* magic, FLG 0x4C (v1, linked blocks, content size, content checksum),
-     * BD 0x70 (4 MiB blocks), the content size 5 in 8 bytes. */
-    static const uint8_t head[] = {0x04, 0x22, 0x4d, 0x18, 0x4c, 0x70,
+     * BD 0x40 (64 KiB blocks), the content size 5 in 8 bytes. */
+    static const uint8_t head[] = {0x04, 0x22, 0x4d, 0x18, 0x4c, 0x40,
                                    0x05, 0, 0, 0, 0, 0, 0, 0};
     REQUIRE(enc.len > sizeof head + 8);
     CHECK(memcmp(enc.data, head, sizeof head) == 0);
@@ -106,7 +106,7 @@ static void test_hello_frame_layout(void)
 static void test_every_level_round_trips_through_liblz4(void)
 {
     trowel_ctx *ctx = new_ctx();
-    buf text = make_words(5u << 20); /* more than one 4 MiB block */
+    buf text = make_words(5u << 20); /* many 64 KiB blocks, linked */
     size_t fast = 0;
     for (int level = 1; level <= 12; level++) {
         if (level > 4 && level < 12 && level != 9)
