@@ -160,7 +160,7 @@ bool trowel_codec_size_plausible(const trowel_stream_codec *codec, uint64_t n, u
  * hold (ratio), output beyond expected_size (nothing past it is written),
  * and input left after the stream's end; a stream that stops short is
  * TRUNCATED with the offset where the input ran out. Memory: the coder plus
- * one 64 KiB buffer. */
+ * one 256 KiB buffer (the cursor below: the same). */
 trowel_status trowel_codec_decode_reader(trowel_ctx *ctx, const trowel_stream_codec *codec,
                                          const trowel_codec_params *p, trowel_reader *r,
                                          uint64_t expected_size, trowel_sink *out);

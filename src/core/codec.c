@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK ((size_t)64 * 1024)
+#define CHUNK ((size_t)256 * 1024)
 
 trowel_codec_params trowel_codec_params_default(void)
 {
