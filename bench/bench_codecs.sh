@@ -10,12 +10,12 @@
 # zlib_inflate_peer is bench/zlib_inflate_peer.c (zlib's inflate with
 # 256 KiB buffers), compiled here with cc -O2. python3's zlib.decompress of
 # the finished stream is timed too, for reference. Every output is compared
-# with the input. Prints medians, throughput and trowel/peer time ratios.
-# hyperfine when present, else a bash loop; BENCH_RUNS (default 5) runs each.
+# with the input. Prints medians of wall and CPU time, throughput and
+# trowel/peer ratios; BENCH_RUNS (default 9) runs each, alternating.
 set -euo pipefail
 
 build=${1:-build}
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-9}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 trowel=$build/trowel
@@ -64,72 +64,74 @@ with open(sys.argv[2], "wb") as f:
 PY
 lz4 -q -f input.bin peer.lz4
 
-# ---- timing: median wall seconds of RUNS runs of a shell command
-median_of() { # RUNS PREPARE COMMAND -> prints the median in seconds
-    local n=$1 prepare=$2 cmd=$3
-    if command -v hyperfine >/dev/null; then
-        hyperfine --style none --warmup 1 --runs "$n" --prepare "$prepare" \
-            --export-json t.json -- "$cmd" >/dev/null 2>&1
-        if command -v jq >/dev/null; then
-            jq -r '.results[0].median' t.json
-        else
-            grep -o '"median": *[0-9.e-]*' t.json | head -1 | sed 's/.*: *//'
-        fi
-    else
-        local times=() i t0 t1
-        for ((i = 0; i < n; i++)); do
-            bash -c "$prepare"
-            t0=$(date +%s%N)
-            bash -c "$cmd"
-            t1=$(date +%s%N)
-            times+=($((t1 - t0)))
-        done
-        printf '%s\n' "${times[@]}" | sort -n |
-            awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-                                      printf "%.6f\n", m / 1e9 }'
-    fi
+# ---- timing. The machine may be shared, so the two sides of a pair run
+# alternately (A B, B A, A B, ...) rather than all of one then all of the
+# other, and both wall time and CPU time (user + system) are kept: CPU time
+# moves much less with the load. Each run's output is removed first.
+TIMEFORMAT='%3R %3U %3S'
+median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+                                                printf "%.4f\n", m }'; }
+time_one() { # OUT_FILE COMMAND: appends "wall cpu"
+    rm -f o.run
+    local t
+    t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
+}
+pair() { # NAME COMMAND_A COMMAND_B: sets A_WALL A_CPU B_WALL B_CPU (medians)
+    rm -f "$1.a" "$1.b"
+    local cmd
+    for cmd in "$2" "$3"; do # a warm-up run each, whose output is checked
+        rm -f o.run
+        eval "$cmd"
+        cmp input.bin o.run
+    done
+    local i
+    for ((i = 0; i < runs; i++)); do
+        if ((i % 2)); then time_one "$1.b" "$3"; time_one "$1.a" "$2"
+        else time_one "$1.a" "$2"; time_one "$1.b" "$3"; fi
+    done
+    A_WALL=$(cut -d' ' -f1 "$1.a" | median); A_CPU=$(cut -d' ' -f2 "$1.a" | median)
+    B_WALL=$(cut -d' ' -f1 "$1.b" | median); B_CPU=$(cut -d' ' -f2 "$1.b" | median)
 }
 secs() { awk -v t="$1" 'BEGIN { printf "%.4f", t }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 mbps() { awk -v s="$size" -v t="$1" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
+line() { # LABEL WALL CPU
+    printf '  %-28s %s s wall  %6s MB/s   %s s cpu\n' "$1" "$(secs "$2")" "$(mbps "$2")" "$(secs "$3")"
+}
 
 echo "zlib, finished stream ..." >&2
-t_zt=$(median_of "$runs" "rm -f o.zt" "'$trowel' decompress -q -c zlib --size $size -o o.zt fin.z")
-cmp input.bin o.zt
-t_zp=$(median_of "$runs" "rm -f o.zp" "./zpeer fin.z o.zp")
-cmp input.bin o.zp
-t_zy=$(median_of "$runs" "rm -f o.zy" "python3 -c 'import sys, zlib; open(sys.argv[2], \"wb\").write(zlib.decompress(open(sys.argv[1], \"rb\").read()))' fin.z o.zy")
-cmp input.bin o.zy
+pair fin "'$trowel' decompress -q -c zlib --size $size -o o.run fin.z" "./zpeer fin.z o.run"
+fin=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
+pair py "'$trowel' decompress -q -c zlib --size $size -o o.run fin.z" \
+    "python3 -c 'import sys, zlib; open(sys.argv[2], \"wb\").write(zlib.decompress(open(sys.argv[1], \"rb\").read()))' fin.z o.run"
+py=("$B_WALL" "$B_CPU")
 
 echo "zlib, sync-flushed unfinished stream ..." >&2
-t_st=$(median_of "$runs" "rm -f o.st" "'$trowel' decompress -q -c zlib --size $size -o o.st sync.z")
-cmp input.bin o.st
-t_sp=$(median_of "$runs" "rm -f o.sp" "./zpeer sync.z o.sp")
-cmp input.bin o.sp
+pair sync "'$trowel' decompress -q -c zlib --size $size -o o.run sync.z" "./zpeer sync.z o.run"
+sync=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
 
 echo "LZ4 frame from the lz4 command ..." >&2
-t_lt=$(median_of "$runs" "rm -f o.lt" "'$trowel' decompress -q -c lz4 --size $size -o o.lt peer.lz4")
-cmp input.bin o.lt
-t_lp=$(median_of "$runs" "rm -f o.lp" "lz4 -q -d -f peer.lz4 o.lp")
-cmp input.bin o.lp
+pair lz4 "'$trowel' decompress -q -c lz4 --size $size -o o.run peer.lz4" "lz4 -q -d -f peer.lz4 o.run"
+lz=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
 
 cat <<OUT
 
-input: $size bytes decoded; $(nproc) CPUs; $(uname -sr); zlib $(python3 -c 'import zlib; print(zlib.ZLIB_RUNTIME_VERSION)'); $(lz4 --version 2>&1 | head -1)
+input: $size bytes decoded; $(nproc) CPUs; $(uname -sr); load $(cut -d' ' -f1-3 /proc/loadavg); zlib $(python3 -c 'import zlib; print(zlib.ZLIB_RUNTIME_VERSION)'); $(lz4 --version 2>&1 | head -1 | sed 's/^\** *//; s/ *\**$//')
 streams: fin.z $(stat -c %s fin.z) bytes, sync.z $(stat -c %s sync.z) bytes, peer.lz4 $(stat -c %s peer.lz4) bytes
+medians of $runs alternating runs; MB/s of decoded bytes; ratios are trowel/peer time
 
-median wall time ($runs runs), throughput of decoded bytes, trowel/peer time:
 zlib, finished (level 6)
-  trowel decompress -c zlib    $(secs "$t_zt") s   $(mbps "$t_zt") MB/s
-  zlib_inflate_peer            $(secs "$t_zp") s   $(mbps "$t_zp") MB/s
-  python3 zlib.decompress      $(secs "$t_zy") s   $(mbps "$t_zy") MB/s
-  trowel/zlib peer             $(ratio "$t_zt" "$t_zp")
+$(line "trowel decompress -c zlib" "${fin[0]}" "${fin[1]}")
+$(line "zlib_inflate_peer" "${fin[2]}" "${fin[3]}")
+$(line "python3 zlib.decompress" "${py[0]}" "${py[1]}")
+  trowel/zlib peer: wall $(ratio "${fin[0]}" "${fin[2]}"), cpu $(ratio "${fin[1]}" "${fin[3]}")
 zlib, sync-flushed every 64 KiB, never finished (level 1)
-  trowel decompress -c zlib    $(secs "$t_st") s   $(mbps "$t_st") MB/s
-  zlib_inflate_peer            $(secs "$t_sp") s   $(mbps "$t_sp") MB/s
-  trowel/zlib peer             $(ratio "$t_st" "$t_sp")
+$(line "trowel decompress -c zlib" "${sync[0]}" "${sync[1]}")
+$(line "zlib_inflate_peer" "${sync[2]}" "${sync[3]}")
+  trowel/zlib peer: wall $(ratio "${sync[0]}" "${sync[2]}"), cpu $(ratio "${sync[1]}" "${sync[3]}")
 LZ4 frame (lz4 command, defaults)
-  trowel decompress -c lz4     $(secs "$t_lt") s   $(mbps "$t_lt") MB/s
-  lz4 -d                       $(secs "$t_lp") s   $(mbps "$t_lp") MB/s
-  trowel/lz4                   $(ratio "$t_lt" "$t_lp")
+$(line "trowel decompress -c lz4" "${lz[0]}" "${lz[1]}")
+$(line "lz4 -d" "${lz[2]}" "${lz[3]}")
+  trowel/lz4: wall $(ratio "${lz[0]}" "${lz[2]}"), cpu $(ratio "${lz[1]}" "${lz[3]}")
 OUT

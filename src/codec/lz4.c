@@ -301,6 +301,9 @@ const trowel_stream_codec trowel_lz4_stream = {
     .max_ratio = 255,
     .ratio_slack = 1024,
     .unfinished_ok = false,
+    /* LZ4F decodes a block straight into the caller's room when a whole
+     * block (up to 4 MiB) fits, else through its own buffer and a copy. */
+    .out_chunk = (size_t)4 << 20,
     .bound = lz4_bound,
     .encoder_init = lz4e_init,
     .decoder_init = lz4d_init,

@@ -107,6 +107,9 @@ typedef struct trowel_stream_codec {
     /* Unfinished streams (no end, no checksum) are accepted when the
      * expected size is met, or (size unknown) when the decoder is resting. */
     bool unfinished_ok;
+    /* The output buffer the whole-call decoder prefers for large outputs
+     * (0: the default 256 KiB). */
+    size_t out_chunk;
     /* The largest encoding of n input bytes in one stream, finished once,
      * with up to `flushes` sync flushes besides. */
     uint64_t (*bound)(uint64_t n, uint64_t flushes, const trowel_codec_params *p);
@@ -156,10 +159,11 @@ bool trowel_codec_size_plausible(const trowel_stream_codec *codec, uint64_t n, u
 /* ---- whole calls over a reader, for struct trowel_codec */
 
 /* Decodes the rest of r's window into out. expected_size is exact or
- * TROWEL_SIZE_UNKNOWN. Refuses (CORRUPT) a declared size the input cannot
- * hold (ratio), output beyond expected_size (nothing past it is written),
- * and input left after the stream's end; a stream that stops short is
- * TRUNCATED with the offset where the input ran out. Memory: the coder plus
+ * TROWEL_SIZE_UNKNOWN. Refuses a declared size the input cannot hold (the
+ * ratio: TRUNCATED, before decoding), output beyond expected_size (CORRUPT;
+ * nothing past it is written) and input left after the stream's end
+ * (CORRUPT); a stream that stops short is TRUNCATED with the offset where
+ * the input ran out. Memory: the coder plus
  * one 256 KiB buffer (the cursor below: the same). */
 trowel_status trowel_codec_decode_reader(trowel_ctx *ctx, const trowel_stream_codec *codec,
                                          const trowel_codec_params *p, trowel_reader *r,

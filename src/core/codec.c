@@ -227,13 +227,14 @@ static trowel_status stopped_short(decode_job *j, uint64_t expected)
                        (unsigned long long)total);
 }
 
-static trowel_status decode_loop(decode_job *j, uint64_t expected, uint8_t *buf, trowel_sink *out)
+static trowel_status decode_loop(decode_job *j, uint64_t expected, uint8_t *buf, size_t chunk,
+                                 trowel_sink *out)
 {
     trowel_ctx *ctx = j->c->ctx;
     uint64_t in_size = trowel_reader_remaining(j->r);
     for (;;) {
         uint64_t due = expected == TROWEL_SIZE_UNKNOWN ? UINT64_MAX : expected - j->c->total_out;
-        size_t room = due < CHUNK ? (size_t)due : CHUNK;
+        size_t room = due < chunk ? (size_t)due : chunk;
         size_t made = 0;
         trowel_code r = room ? decode_some(j, buf, room, &made) : TROWEL_CODE_PROGRESS;
         if (r == TROWEL_CODE_ERROR)
@@ -268,14 +269,19 @@ trowel_status trowel_codec_decode_reader(trowel_ctx *ctx, const trowel_stream_co
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) + n,
                            "%llu bytes of %s cannot decode to the %llu bytes expected",
                            (unsigned long long)n, codec->name, (unsigned long long)expected_size);
-    uint8_t *buf = trowel_mem_alloc(ctx, CHUNK);
+    /* Big outputs get the codec's preferred buffer (LZ4 decodes a block
+     * straight into it only when a whole block fits). */
+    size_t chunk = CHUNK;
+    if (codec->out_chunk > chunk && (expected_size == TROWEL_SIZE_UNKNOWN || expected_size > chunk))
+        chunk = codec->out_chunk;
+    uint8_t *buf = trowel_mem_alloc(ctx, chunk);
     if (!buf)
         return ctx->last_error.status;
     trowel_coder c;
     trowel_status s = trowel_coder_init_decoder(&c, ctx, codec, p, trowel_reader_abs(r));
     if (s == TROWEL_OK) {
         decode_job j = {&c, r, {0}, false};
-        s = decode_loop(&j, expected_size, buf, out);
+        s = decode_loop(&j, expected_size, buf, chunk, out);
         if (s == TROWEL_OK)
             s = no_trailing_input(&j);
     }
