@@ -171,8 +171,8 @@ static bool drain(lz4_encoder *e, trowel_codec_io *io, bool *moved)
 }
 
 /* The next piece of frame into the stage: header, a block's worth of
- * input, a flush or the end. Returns 0 (nothing to do), 1 (staged) or an
- * error code through *err. */
+ * input, a flush or the end. Returns 0 when there is nothing to do, else 1
+ * with liblz4's result (bytes staged, or an error code) in *res. */
 static int stage_next(lz4_encoder *e, trowel_codec_io *io, trowel_flush flush, size_t *res)
 {
     if (!e->begun) {

@@ -206,7 +206,8 @@ static trowel_status no_trailing_input(decode_job *j)
                        j->c->codec->name);
 }
 
-/* The stream stopped (input used up, no end) after *total bytes. */
+/* The stream stopped (input used up, no end) before its expected size, or
+ * with the size unknown: accepted only at a resting point. */
 static trowel_status stopped_short(decode_job *j, uint64_t expected)
 {
     trowel_ctx *ctx = j->c->ctx;
