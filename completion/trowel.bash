@@ -20,7 +20,7 @@ _trowel_verb_options() {
     create) echo "-t --format -o --output -C --directory -O --option --manifest -f --force -v --verbose $common" ;;
     verify) echo "-t --format $common" ;;
     convert) echo "-o --output --to -O --option -t --format -f --force $common" ;;
-    compress) echo "-c --codec -o --output -f --force $common" ;;
+    compress) echo "-c --codec -o --output -O --option -f --force $common" ;;
     decompress) echo "-c --codec -o --output --size -f --force $common" ;;
     esac
 }
