@@ -1,5 +1,5 @@
 /*
- * trowel compress   -c CODEC [-o OUT] [IN|-]
+ * trowel compress   -c CODEC [-o OUT] [-O level=N] [IN|-]
  * trowel decompress -c CODEC [-o OUT] [--size N] [IN|-]
  * Raw codec streams, no container: from IN or standard input (read whole,
  * within the memory limit) to OUT or standard output.
@@ -78,9 +78,20 @@ static int transcode(cli_session *s, const cli_args *args, const trowel_codec *c
     int rc = cli_open_output(s, out, cli_args_has(args, OPT_FORCE), &sink);
     if (rc != CLI_EXIT_OK)
         return rc;
+    size_t nopts = 0;
+    const char **opts = compress ? cli_args_values(args, OPT_OPTION, &nopts) : NULL;
+    if (compress && !opts) {
+        cli_close_output(s, sink, CLI_EXIT_FAILURE, out);
+        return cli_report(s, ci->name, NULL);
+    }
     cli_progress_start(&s->progress, ci->name);
-    trowel_status st = compress ? trowel_codec_compress(s->ctx, c, ci->in, sink)
+    trowel_status st = compress ? trowel_codec_compress_with(s->ctx, c, ci->in, opts, nopts, sink)
                                 : trowel_codec_decompress(s->ctx, c, ci->in, size, sink);
+    free(opts);
+    if (st == TROWEL_ERR_USAGE) {
+        cli_close_output(s, sink, CLI_EXIT_USAGE, out);
+        return cli_usage_error(s->verb, "%s", trowel_ctx_last_error(s->ctx)->message);
+    }
     if (st != TROWEL_OK)
         rc = cli_report(s, ci->name, NULL);
     return cli_close_output(s, sink, rc, out);
@@ -118,6 +129,7 @@ static int run_decompress(const cli_args *args, cli_session *s)
 
 static const cli_option compress_options[] = {
     {OPT_CODEC, 'c', "codec", "CODEC", "the codec (see 'trowel formats')"},
+    {OPT_OPTION, 'O', "option", "KEY=VALUE", "level=N for codecs with levels (zlib 0-9, lz4 1-12)"},
     {OPT_OUTPUT, 'o', "output", "OUT", "write to OUT (default, or '-': standard output)"},
     {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
     {OPT_NONE, 0, NULL, NULL, NULL},
@@ -133,13 +145,14 @@ static const cli_option decompress_options[] = {
 
 const cli_command cli_cmd_compress = {
     .name = "compress",
-    .synopsis = "compress -c CODEC [-o OUT] [IN|-]",
+    .synopsis = "compress -c CODEC [-o OUT] [-O level=N] [IN|-]",
     .summary = "compress a file into a raw codec stream",
     .description =
         "Compress IN (default, or '-': standard input) with CODEC into a raw\n"
         "stream without any container header, written to OUT (default, or '-':\n"
         "standard output). Standard input is read whole into memory, within\n"
-        "--mem-limit.",
+        "--mem-limit. '-c zlib' writes a zlib stream with its header and\n"
+        "Adler-32, '-c lz4' an LZ4 frame; -O level=N picks their level.",
     .options = compress_options,
     .run = run_compress,
 };

@@ -483,6 +483,15 @@ trowel_status trowel_codec_compress(trowel_ctx *ctx, const trowel_codec *c, trow
                                     trowel_sink *out);
 trowel_status trowel_codec_decompress(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
                                       uint64_t expected_size, trowel_sink *out);
+/* compress with "key=value" options: "level=N" for codecs with levels
+ * (zlib 0-9, lz4 0-12; see trowel_codec_levels). Unknown keys, or any key
+ * for a codec without options, are TROWEL_ERR_USAGE. */
+trowel_status trowel_codec_compress_with(trowel_ctx *ctx, const trowel_codec *c, trowel_input *in,
+                                         const char *const *options, size_t option_count,
+                                         trowel_sink *out);
+/* The codec's level range and default; returns 0 (and leaves the outputs
+ * alone) for codecs without levels. */
+int trowel_codec_levels(const trowel_codec *c, int *min, int *max, int *def);
 
 /* ------------------------------------------------------------------ misc */
 

@@ -1377,4 +1377,5 @@ const struct trowel_codec trowel_codec_bytekiller = {
     "unpacked length (big-endian); the stream carries its own length",
     bk_compress,
     bk_decompress,
+    NULL, /* whole-buffer: the packer parses from the end */
 };

@@ -713,6 +713,7 @@ const struct trowel_codec trowel_codec_szdd = {
     "LZSS of MS COMPRESS.EXE (SZDD): window of spaces, start 4080; raw stream, no header",
     szdd_compress,
     szdd_decompress,
+    NULL,
 };
 
 const struct trowel_codec trowel_codec_spz = {
@@ -720,4 +721,5 @@ const struct trowel_codec trowel_codec_spz = {
     "LZSS of Trespasser's SPZ: zero-filled window, start 4078; raw stream, no size field",
     spz_compress,
     spz_decompress,
+    NULL,
 };

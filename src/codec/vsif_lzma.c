@@ -395,4 +395,5 @@ const struct trowel_codec trowel_codec_vsif_lzma = {
     "Valve's LZMA (scenes.image): 17-byte header (\"LZMA\", sizes, properties) + raw LZMA1",
     codec_compress,
     codec_decompress,
+    NULL,
 };

@@ -70,12 +70,21 @@ struct trowel_format {
     void (*close)(trowel_archive *a);
 };
 
+struct trowel_stream_codec;
+
+/* A codec: whole calls over a reader, and optionally a streaming form
+ * (codec/stream.h). Streaming codecs implement compress/decompress with the
+ * generic adapters trowel_codec_encode_reader/trowel_codec_decode_reader;
+ * whole-buffer codecs (lzss, bytekiller, vsif-lzma) leave stream NULL. */
 struct trowel_codec {
     const char *id;
     const char *description;
     trowel_status (*compress)(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out);
     trowel_status (*decompress)(trowel_ctx *ctx, trowel_reader *in, uint64_t expected_size,
                                 trowel_sink *out);
+    /* Optional: the streaming form (levels, bounds, coders), used by
+     * containers and by trowel_codec_compress_with's options. */
+    const struct trowel_stream_codec *stream;
 };
 
 /* An encoder of whole buffers: data[0, size) into a new buffer *out

@@ -18,10 +18,13 @@ extern const trowel_format trowel_format_cine_set;
 extern const trowel_format trowel_format_cine_sample;
 extern const trowel_format trowel_format_cine_script;
 extern const trowel_format trowel_format_cine_save;
+extern const trowel_format trowel_format_vpp;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
 extern const trowel_codec trowel_codec_vsif_lzma;
+extern const trowel_codec trowel_codec_zlib;
+extern const trowel_codec trowel_codec_lz4;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
@@ -38,6 +41,7 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_cine_sample,
     &trowel_format_cine_script,
     &trowel_format_cine_save,
+    &trowel_format_vpp,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
 
@@ -46,6 +50,8 @@ const trowel_codec *const trowel_codecs[] = {
     &trowel_codec_spz,
     &trowel_codec_bytekiller,
     &trowel_codec_vsif_lzma,
+    &trowel_codec_zlib,
+    &trowel_codec_lz4,
 };
 const size_t trowel_codecs_len = sizeof trowel_codecs / sizeof trowel_codecs[0];
 

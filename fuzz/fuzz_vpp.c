@@ -1,0 +1,13 @@
+/*
+ * libFuzzer target: the VPP v3 reader through the public archive API, as the
+ * CLI drives it (see archive_fuzz.h): header, directory, names, every mode,
+ * the solid stream's cursor.
+ */
+#include "archive_fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_archive(data, size, "vpp", "fuzz.vpp_pc");
+}
