@@ -28,6 +28,7 @@
  */
 #include "codec/tres_wavelet.h"
 #include "core/module.h"
+#include "export/mesh.h"
 #include "export/png.h"
 
 #include <math.h>
@@ -535,22 +536,67 @@ static trowel_status write_png(trowel_archive *a, const int32_t *c, uint32_t n, 
     return s;
 }
 
+/* The terrain in world units as the game places it (X east, Y north, Z
+ * up): one vertex per quad vertex, two triangles per unit cell, split on
+ * the diagonal the quad tree uses for that cell. */
+static trowel_status write_mesh(trowel_archive *a, const int32_t *c, uint32_t n, uint32_t w,
+                                uint32_t h, bool glb, trowel_sink *out)
+{
+    const wtd_mapping *m = &((const wtd_state *)a->priv)->h.map;
+    trowel_mesh mesh;
+    trowel_mesh_init(&mesh, a->ctx, 0);
+    static const float grey[3] = {0.5f, 0.5f, 0.5f};
+    uint32_t mat, first = 0;
+    trowel_status s = trowel_mesh_add_material(&mesh, "terrain", grey, 1.0f, NULL, &mat);
+    if (s == TROWEL_OK)
+        s = trowel_mesh_begin_object(&mesh, "terrain");
+    for (uint32_t y = 0; s == TROWEL_OK && y < h; y++)
+        for (uint32_t x = 0; s == TROWEL_OK && x < w; x++) {
+            float pos[3] = {(float)x * m->quad_to_world[0] + m->quad_to_world[1],
+                            (float)y * m->quad_to_world[2] + m->quad_to_world[3],
+                            (float)c[(size_t)y * n + x] * m->coef_to_world};
+            uint32_t index;
+            s = trowel_mesh_add_vertex(&mesh, pos, NULL, NULL, &index);
+            if (x == 0 && y == 0)
+                first = index;
+        }
+    for (uint32_t y = 0; s == TROWEL_OK && y + 1 < h; y++)
+        for (uint32_t x = 0; s == TROWEL_OK && x + 1 < w; x++) {
+            uint32_t v0 = first + y * w + x, v1 = v0 + 1, v3 = v0 + w, v2 = v3 + 1;
+            if ((x ^ y) & 1) {
+                s = trowel_mesh_add_triangle(&mesh, v0, v1, v3, mat);
+                if (s == TROWEL_OK)
+                    s = trowel_mesh_add_triangle(&mesh, v1, v2, v3, mat);
+            } else {
+                s = trowel_mesh_add_triangle(&mesh, v0, v1, v2, mat);
+                if (s == TROWEL_OK)
+                    s = trowel_mesh_add_triangle(&mesh, v0, v2, v3, mat);
+            }
+        }
+    if (s == TROWEL_OK)
+        s = glb ? trowel_mesh_write_glb(&mesh, out) : trowel_mesh_write_obj(&mesh, out, NULL);
+    trowel_mesh_free(&mesh);
+    return s;
+}
+
 static trowel_status wtd_convert(trowel_archive *a, const char *target, const char *const *opts,
                                  size_t nopts, trowel_sink *out)
 {
     const wtd_state *st = a->priv;
     uint32_t n = st->h.side, w = n, h = n;
     trowel_status s;
-    if (strcmp(target, "png") != 0)
+    bool png = strcmp(target, "png") == 0, obj = strcmp(target, "obj") == 0,
+         glb = strcmp(target, "glb") == 0;
+    if (!png && !obj && !glb)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                           "tres-wtd converts to png or json, not %s", target);
+                           "tres-wtd converts to png, obj, glb or json, not %s", target);
     if ((s = option_side(a->ctx, opts, nopts, "width", n, &w)) ||
         (s = option_side(a->ctx, opts, nopts, "height", n, &h)))
         return s;
     int32_t *grid;
     if ((s = decode_heights(a, &grid, NULL)) != TROWEL_OK)
         return s;
-    s = write_png(a, grid, n, w, h, out);
+    s = png ? write_png(a, grid, n, w, h, out) : write_mesh(a, grid, n, w, h, glb, out);
     trowel_mem_free(a->ctx, grid);
     return s;
 }
@@ -852,8 +898,8 @@ static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
 }
 
 static const trowel_option_info wtd_options[] = {
-    {"width", "N", "columns to keep, from the left (default: the whole extent)", "png"},
-    {"height", "N", "rows to keep, from row 0 (default: the whole extent)", "png"},
+    {"width", "N", "columns to keep, from the left (default: the whole extent)", "png obj glb"},
+    {"height", "N", "rows to keep, from row 0 (default: the whole extent)", "png obj glb"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -866,7 +912,7 @@ const trowel_format trowel_format_tres_wtd = {
     .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
                       "scale=M: metres per height unit (default 1)\n"
                       "spacing=M: metres between samples (default 1)",
-    .convert_targets = "png",
+    .convert_targets = "png obj glb",
     .options = wtd_options,
     .bid = wtd_bid,
     .open = wtd_open,
