@@ -90,6 +90,37 @@ static void make_paper_2x2(packer *p)
     put(p, 0, 4);
 }
 
+/*
+ * A 3x3 map on paper, through a 4x4 tree (the last row and column repeat).
+ * Hand-assembled file: root 100; only the root has wavelets, w0 = 8,
+ * w1 = -4, w2 = 20 (max 20: 6-bit fields 16, 9, 40); its four side-2
+ * children are insignificant (one 0 bit each); branch 1 + 60 + 18 + 4 = 83.
+ * Decoding, side 4: corner sum 2*8 + 2*20 + 4*(-4) = 40, so (0,0) =
+ * 100 - ((40+4)>>3) = 95; every corner reflects to (0,0): (2,0) = 95+8 =
+ * 103, (2,2) = 95-4 = 91, (0,2) = 95+20 = 115. Side 2, no wavelets, sums 0:
+ * node (0,0) (even child): (1,0) = (95+103+1)>>1 = 99, (1,1) from 0+2 =
+ * (95+91+1)>>1 = 93, (0,1) = (95+115+1)>>1 = 105; node (2,0) (odd, at the
+ * maximum X border: corners 1, 2 read as 0, 3): (3,0) = 103, (3,1) and
+ * (2,1) = (103+91+1)>>1 = 97; node (0,2) (odd, maximum Y): (1,2), (1,3) =
+ * (115+91+1)>>1 = 103, (0,3) = 115; node (2,2): all 91. Rows 3 and column
+ * 3 repeat row and column 2: the 3x3 map is 95 99 103 / 105 93 97 /
+ * 115 103 91.
+ */
+static void make_paper_3x3(packer *p)
+{
+    memset(p, 0, sizeof *p);
+    put_header(p, 5, 9, 100, 4);
+    put(p, 1, 1);
+    put(p, 83, 30);
+    put(p, 20, 30);
+    put(p, 16, 6);
+    put(p, 9, 6);
+    put(p, 40, 6);
+    put(p, 0, 4);
+}
+
+static const uint8_t paper_3x3[9] = {95, 99, 103, 105, 93, 97, 115, 103, 91};
+
 /* ------------------------------------------------------------- helpers */
 
 static char dir[64];
@@ -208,6 +239,34 @@ static void test_wtd_encoder_writes_the_paper_2x2_bit_for_bit(void)
     REQUIRE(st == TROWEL_OK);
     packer p;
     make_paper_2x2(&p);
+    CHECK_EQ_U64(b.size, packed_size(&p));
+    CHECK(b.size == packed_size(&p) && memcmp(b.data, p.bytes, b.size) == 0);
+    free(b.data);
+}
+
+static void test_wtd_paper_3x3_decodes_to_its_heights(void)
+{
+    packer p;
+    make_paper_3x3(&p);
+    uint32_t w, h;
+    uint16_t *px;
+    REQUIRE(decode_wtd(p.bytes, packed_size(&p), &w, &h, &px, NULL, 0) == TROWEL_OK);
+    REQUIRE(w == 4 && h == 4);
+    for (uint32_t y = 0; y < 4; y++)
+        for (uint32_t x = 0; x < 4; x++)
+            CHECK_EQ_U64(px[y * 4 + x], paper_3x3[(y < 3 ? y : 2) * 3 + (x < 3 ? x : 2)]);
+    free(px);
+}
+
+static void test_wtd_encoder_writes_the_paper_3x3_bit_for_bit(void)
+{
+    write_file(path_in("paper3.raw"), paper_3x3, sizeof paper_3x3);
+    const char *opts[] = {"width=3", "height=3"};
+    trowel_status st;
+    bytes b = create_wtd(path_in("paper3.raw"), opts, 2, &st, NULL, 0);
+    REQUIRE(st == TROWEL_OK);
+    packer p;
+    make_paper_3x3(&p);
     CHECK_EQ_U64(b.size, packed_size(&p));
     CHECK(b.size == packed_size(&p) && memcmp(b.data, p.bytes, b.size) == 0);
     free(b.data);
@@ -423,8 +482,8 @@ static void setup(void)
 
 static void cleanup(void)
 {
-    const char *names[] = {"paper.raw", "r16.png", "four.raw"};
-    for (size_t i = 0; i < 3; i++)
+    const char *names[] = {"paper.raw", "paper3.raw", "r16.png", "four.raw"};
+    for (size_t i = 0; i < 4; i++)
         unlink(path_in(names[i]));
     rmdir(dir);
 }
@@ -434,6 +493,8 @@ int main(int argc, char **argv)
     static const test_case cases[] = {
         TEST(test_wtd_paper_2x2_decodes_to_its_heights),
         TEST(test_wtd_encoder_writes_the_paper_2x2_bit_for_bit),
+        TEST(test_wtd_paper_3x3_decodes_to_its_heights),
+        TEST(test_wtd_encoder_writes_the_paper_3x3_bit_for_bit),
         TEST(test_wavelet_transform_inverts_exactly_on_random_grids),
         TEST(test_wtd_corpus_pine_valley_128x256_round_trips),
         TEST(test_wtd_corpus_400x400_round_trips),
