@@ -908,7 +908,7 @@ const trowel_format trowel_format_tres_wtd = {
     .family = "trespasser",
     .description = "Trespasser wavelet terrain (WTD quad tree)",
     .extensions = "*.wtd",
-    .caps = 0,
+    .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
     .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
                       "scale=M: metres per height unit (default 1)\n"
                       "spacing=M: metres between samples (default 1)",
