@@ -59,6 +59,7 @@ bench:
 	bench/bench_cine.sh $(BUILD)
 	bench/bench_vsif.sh $(BUILD)
 	bench/bench_codecs.sh $(BUILD)
+	bench/bench_trespasser.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

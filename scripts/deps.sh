@@ -2,7 +2,8 @@
 # Checks the Debian packages trowel needs and installs the missing ones.
 #   scripts/deps.sh build   compiler, CMake, libraries (what `make` needs)
 #   scripts/deps.sh test    build + the peers the tests cross-check against, python3-pil
-#                           (PNG pixels) and valgrind (the README example test)
+#                           (PNG pixels), valgrind (the README example test), and node +
+#                           npm with Khronos' gltf-validator (npm, into build/node) for .glb
 #   scripts/deps.sh ci      test + clang/libFuzzer (sanitizers, fuzzing)
 #   scripts/deps.sh bench   test + hyperfine
 # Installs with apt-get as root, or through sudo; says what to run otherwise.
@@ -10,7 +11,7 @@ set -euo pipefail
 
 level=${1:-build}
 build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev)
-test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish)
+test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
 
@@ -23,15 +24,36 @@ case "$level" in
   *) echo "usage: $0 build|test|ci|bench" >&2; exit 2 ;;
 esac
 
+# A nodejs that bundles npm (NodeSource's) conflicts with Debian's npm package:
+# ask for npm only when there is no npm command.
+if [ "$level" != build ] && ! command -v npm >/dev/null 2>&1; then
+  want+=(npm)
+fi
+
 installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+# Khronos' glTF validator is an npm library, installed (once) beside the
+# build into build/node; tests/tools/gltf_validate.js looks for it there.
+node_deps() {
+  [ "$level" = build ] && return 0
+  local dir=${TROWEL_NODE_DIR:-build/node}
+  [ -f "$dir/node_modules/gltf-validator/package.json" ] && return 0
+  command -v npm >/dev/null 2>&1 || { echo "trowel: npm is missing" >&2; return 1; }
+  echo "trowel: installing gltf-validator (npm) into $dir" >&2
+  mkdir -p "$dir"
+  npm install --prefix "$dir" --no-save --no-audit --no-fund gltf-validator >/dev/null
 }
 
 missing=()
 for pkg in "${want[@]}"; do
   installed "$pkg" || missing+=("$pkg")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  node_deps
+  exit 0
+fi
 
 echo "trowel: installing missing packages: ${missing[*]}" >&2
 if [ "$(id -u)" -eq 0 ]; then
@@ -50,3 +72,4 @@ if ! "${run[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" 
   echo "trowel: apt-get could not install: ${missing[*]}" >&2
   exit 1
 fi
+node_deps

@@ -5,6 +5,9 @@
 #include "module.h"
 
 extern const trowel_format trowel_format_szdd;
+extern const trowel_format trowel_format_spz;
+extern const trowel_format trowel_format_tres_wtd;
+extern const trowel_format trowel_format_tres_pid;
 extern const trowel_format trowel_format_cine_part;
 extern const trowel_format trowel_format_cine_volcnf;
 extern const trowel_format trowel_format_vsif;
@@ -28,6 +31,9 @@ extern const trowel_codec trowel_codec_lz4;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
+    &trowel_format_spz,
+    &trowel_format_tres_wtd,
+    &trowel_format_tres_pid,
     &trowel_format_cine_part,
     &trowel_format_cine_volcnf,
     &trowel_format_vsif,

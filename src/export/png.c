@@ -56,7 +56,8 @@ static void on_png_flush(png_structp png)
 typedef struct png_request {
     uint32_t w, h;
     const uint8_t *pixels;
-    const trowel_palette *pal; /* NULL: RGBA */
+    const trowel_palette *pal; /* NULL: RGBA (or gray16) */
+    bool gray16;               /* 16-bit grayscale, two bytes a pixel, MSB first */
 } png_request;
 
 /* Palette and transparency chunks; tRNS is cut after the last colour that
@@ -82,13 +83,15 @@ static void set_palette(png_structp png, png_infop info, const trowel_palette *p
 /* Everything libpng may longjmp out of. */
 static void write_body(png_structp png, png_infop info, const png_request *rq)
 {
-    int color_type = rq->pal ? PNG_COLOR_TYPE_PALETTE : PNG_COLOR_TYPE_RGBA;
-    png_set_IHDR(png, info, rq->w, rq->h, 8, color_type, PNG_INTERLACE_NONE,
+    int color_type = rq->pal ? PNG_COLOR_TYPE_PALETTE
+                     : rq->gray16 ? PNG_COLOR_TYPE_GRAY
+                                  : PNG_COLOR_TYPE_RGBA;
+    png_set_IHDR(png, info, rq->w, rq->h, rq->gray16 ? 16 : 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (rq->pal)
         set_palette(png, info, rq->pal);
     png_write_info(png, info);
-    size_t row = (size_t)rq->w * (rq->pal ? 1 : 4);
+    size_t row = (size_t)rq->w * (rq->pal ? 1 : rq->gray16 ? 2 : 4);
     for (uint32_t y = 0; y < rq->h; y++)
         png_write_row(png, rq->pixels + (size_t)y * row);
     png_write_end(png, info);
@@ -130,7 +133,7 @@ static trowel_status write_png(trowel_ctx *ctx, trowel_sink *out, const png_requ
 trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                        const uint8_t *pixels, const trowel_palette *pal)
 {
-    png_request rq = {w, h, pixels, pal};
+    png_request rq = {w, h, pixels, pal, false};
     /* An index past the palette would make libpng write an invalid file. */
     for (size_t i = 0; pal && i < (size_t)w * h; i++)
         if (pixels[i] >= pal->count)
@@ -143,8 +146,117 @@ trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32
 trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                     const uint8_t *pixels)
 {
-    png_request rq = {w, h, pixels, NULL};
+    png_request rq = {w, h, pixels, NULL, false};
     return write_png(ctx, out, &rq);
+}
+
+trowel_status trowel_png_write_gray16(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                      const uint8_t *samples)
+{
+    png_request rq = {w, h, samples, NULL, true};
+    return write_png(ctx, out, &rq);
+}
+
+/* --------------------------------------------------------------- reading */
+
+typedef struct png_source {
+    const uint8_t *data;
+    size_t size, pos;
+} png_source;
+
+static void on_png_read(png_structp png, png_bytep out, size_t n)
+{
+    png_source *src = png_get_io_ptr(png);
+    if (n > src->size - src->pos)
+        png_error(png, "the file is cut short");
+    memcpy(out, src->data + src->pos, n);
+    src->pos += n;
+}
+
+typedef struct gray_read {
+    trowel_ctx *ctx;
+    png_job job;
+    uint32_t w, h;
+    unsigned depth;
+    uint16_t *samples; /* trowel_mem_alloc'ed; freed by the caller of the guard */
+    uint8_t *row;
+} gray_read;
+
+/* Everything libpng may longjmp out of: the header, then row by row. */
+static void read_gray_body(png_structp png, png_infop info, gray_read *g)
+{
+    png_read_info(png, info);
+    int color = png_get_color_type(png, info);
+    unsigned depth = png_get_bit_depth(png, info);
+    if (color != PNG_COLOR_TYPE_GRAY || (depth != 8 && depth != 16) ||
+        png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) {
+        g->job.status = TROWEL_ERR_UNSUPPORTED;
+        snprintf(g->job.message, sizeof g->job.message,
+                 "only 8- or 16-bit grayscale PNGs without interlacing are height maps");
+        return;
+    }
+    g->w = png_get_image_width(png, info);
+    g->h = png_get_image_height(png, info);
+    g->depth = depth;
+    uint64_t count;
+    if (g->w == 0 || g->h == 0 || g->w > TROWEL_PNG_MAX_SIDE || g->h > TROWEL_PNG_MAX_SIDE ||
+        trowel_mul_overflows(g->w, g->h, &count)) {
+        g->job.status = TROWEL_ERR_UNSUPPORTED;
+        snprintf(g->job.message, sizeof g->job.message, "a %lux%lu PNG is out of range",
+                 (unsigned long)g->w, (unsigned long)g->h);
+        return;
+    }
+    g->samples = trowel_mem_alloc(g->ctx, (size_t)count * sizeof *g->samples);
+    g->row = trowel_mem_alloc(g->ctx, (size_t)g->w * 2);
+    if (!g->samples || !g->row) {
+        g->job.status = TROWEL_ERR_LIMIT;
+        g->job.sink_failed = true; /* the allocator's message stands */
+        return;
+    }
+    for (uint32_t y = 0; y < g->h; y++) {
+        png_read_row(png, g->row, NULL);
+        uint16_t *dst = g->samples + (size_t)y * g->w;
+        for (uint32_t x = 0; x < g->w; x++)
+            dst[x] = depth == 16 ? (uint16_t)(g->row[2 * x] << 8 | g->row[2 * x + 1]) : g->row[x];
+    }
+}
+
+static void read_gray_guarded(png_structp png, png_infop info, gray_read *g)
+{
+    if (setjmp(png_jmpbuf(png)) == 0)
+        read_gray_body(png, info, g);
+}
+
+trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                   uint32_t *w, uint32_t *h, unsigned *depth, uint16_t **samples)
+{
+    *samples = NULL;
+    if (size < 8 || png_sig_cmp(data, 0, 8) != 0)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0, "not a PNG file");
+    gray_read g = {.ctx = ctx, .job = {.ctx = ctx, .status = TROWEL_OK}};
+    png_source src = {data, size, 0};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &g.job, on_png_error,
+                                             on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
+    }
+    png_set_read_fn(png, &src, on_png_read);
+    read_gray_guarded(png, info, &g);
+    png_destroy_read_struct(&png, &info, NULL);
+    trowel_mem_free(ctx, g.row);
+    if (g.job.status != TROWEL_OK) {
+        trowel_mem_free(ctx, g.samples);
+        if (g.job.sink_failed)
+            return g.job.status;
+        return trowel_fail(ctx, g.job.status, TROWEL_NO_OFFSET, "reading PNG: %s", g.job.message);
+    }
+    *w = g.w;
+    *h = g.h;
+    *depth = g.depth;
+    *samples = g.samples;
+    return TROWEL_OK;
 }
 
 /* ---------------------------------------------------------------- sheets */

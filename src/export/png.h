@@ -28,6 +28,16 @@ trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32
 trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                     const uint8_t *pixels);
 
+/* Writes a w x h 16-bit grayscale image (two bytes per pixel, most
+ * significant first, as PNG stores them). */
+trowel_status trowel_png_write_gray16(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                      const uint8_t *samples);
+/* Reads an 8- or 16-bit grayscale PNG from memory into *samples (w * h
+ * values, row after row, trowel_mem_alloc'ed for the caller to free);
+ * *depth is 8 or 16. Other colour types are TROWEL_ERR_UNSUPPORTED. */
+trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                   uint32_t *w, uint32_t *h, unsigned *depth, uint16_t **samples);
+
 /* A sheet: frames placed left to right in rows of `columns` cells, every
  * cell as large as the largest frame, frame i's top left corner at
  * (x[i], y[i]). */

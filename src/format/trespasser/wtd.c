@@ -1,0 +1,923 @@
+/*
+ * tres-wtd: Trespasser's wavelet terrain (.wtd), a square quad tree of
+ * integer wavelet coefficients (src/codec/tres_wavelet.c) in a bit stream.
+ *
+ * The file is whole little-endian u32 words; bits are taken from each word
+ * most significant first. Header (720 bits): u16 version 1001, u32 node
+ * count, u32 vertex count, i32 root scaling coefficient, then the 76-byte
+ * SMapping read 8 bits at a time: int quad rect x, y, w, h (square, a power
+ * of two), float world rect x, y, w, h, quad-to-world (x scale, x offset,
+ * y scale, y offset), world-to-quad (same), WorldToCoef, CoefToWorld,
+ * CoefToQuad. Then the nodes in pre-order, children counter-clockwise from
+ * the bottom left: a significance bit (a node whose whole branch has only
+ * zero wavelets is 0 and nothing follows), the branch size in bits (this
+ * node's significance bit included; 30 bits at the root, else as many as
+ * the parent's branch size needs), the branch's largest |wavelet| (30 bits
+ * at the root, else as many as the parent's needs), and the node's three
+ * wavelets of floor(log2(max)) + 2 bits, magnitude then sign in the LSB.
+ * Nodes of side 1 have no wavelets; under a significant side-2 node they
+ * are one 0 bit each. Height = coefficient x CoefToWorld.
+ *
+ * The header's counts are what the game's tool allocated: nodes = 1 + 4 x
+ * significant nodes, vertices = corners of every node kept in the tree.
+ * The tool sizes branches by iterating until the root's size stops
+ * changing (a child's field widths depend on its parent's size); we do the
+ * same, so our files are bit for bit what it would write.
+ * Facts: ../shared/formats/trespasser.md (WTD, corrections), the game's
+ * WaveletDataFormat / WaveletQuadTreeTForm / BitBuffer sources.
+ */
+#include "codec/tres_wavelet.h"
+#include "core/module.h"
+#include "export/mesh.h"
+#include "export/png.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WTD_VERSION 1001
+#define HEADER_BITS 720
+#define HEADER_BYTES 92 /* 23 words hold the 720 header bits */
+#define ROOT_FIELD_BITS 30
+#define MAX_LEVELS 15
+
+static unsigned ulog2(uint64_t v)
+{
+    unsigned n = 0;
+    while (v >>= 1)
+        n++;
+    return n;
+}
+
+/* ------------------------------------------------------------ bit stream */
+
+typedef struct bit_reader {
+    trowel_ctx *ctx;
+    const uint8_t *data;
+    uint64_t bits; /* available: 32 per whole word */
+    uint64_t pos;
+} bit_reader;
+
+static trowel_status bits_read(bit_reader *b, unsigned n, uint32_t *out)
+{
+    if (n > b->bits - b->pos || b->pos > b->bits)
+        return trowel_fail(b->ctx, TROWEL_ERR_TRUNCATED, (b->pos / 32) * 4,
+                           "the bit stream runs out at bit %llu (%u more bits wanted, %llu in "
+                           "the file)",
+                           (unsigned long long)b->pos, n, (unsigned long long)b->bits);
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n; i++, b->pos++) {
+        const uint8_t *w = b->data + (b->pos / 32) * 4;
+        uint32_t word = (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 |
+                        (uint32_t)w[3] << 24;
+        v = v << 1 | ((word >> (31 - b->pos % 32)) & 1);
+    }
+    *out = v;
+    return TROWEL_OK;
+}
+
+typedef struct bit_writer {
+    uint32_t *words;
+    uint64_t pos;
+} bit_writer;
+
+static void bits_write(bit_writer *b, uint32_t v, unsigned n)
+{
+    for (unsigned i = n; i-- > 0; b->pos++)
+        if ((v >> i) & 1)
+            b->words[b->pos / 32] |= 1u << (31 - b->pos % 32);
+}
+
+/* Sign-magnitude with the sign after the LSB (the game's "bit
+ * significance"). */
+static uint32_t to_significance(int32_t v)
+{
+    uint32_t mag = v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
+    return mag << 1 | (v < 0);
+}
+
+static int32_t from_significance(uint32_t u)
+{
+    int64_t mag = u >> 1;
+    return (int32_t)((u & 1) ? -mag : mag);
+}
+
+/* ---------------------------------------------------------------- header */
+
+typedef struct wtd_mapping {
+    int32_t quad[4];      /* x, y, w, h */
+    float world[4];       /* x, y, w, h */
+    float quad_to_world[4]; /* x scale, x offset, y scale, y offset */
+    float world_to_quad[4];
+    float world_to_coef, coef_to_world, coef_to_quad;
+} wtd_mapping;
+
+typedef struct wtd_header {
+    uint16_t version;
+    uint32_t nodes, vertices;
+    int32_t root;
+    wtd_mapping map;
+    uint32_t side; /* quad extent, checked */
+} wtd_header;
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static void mapping_from_bytes(const uint8_t b[76], wtd_mapping *m)
+{
+    for (int i = 0; i < 4; i++)
+        m->quad[i] = (int32_t)le32(b + 4 * i);
+    float f[15];
+    for (int i = 0; i < 15; i++) {
+        uint32_t u = le32(b + 16 + 4 * i);
+        memcpy(&f[i], &u, 4);
+    }
+    memcpy(m->world, f, sizeof m->world);
+    memcpy(m->quad_to_world, f + 4, sizeof m->quad_to_world);
+    memcpy(m->world_to_quad, f + 8, sizeof m->world_to_quad);
+    m->world_to_coef = f[12];
+    m->coef_to_world = f[13];
+    m->coef_to_quad = f[14];
+}
+
+static void mapping_to_bytes(const wtd_mapping *m, uint8_t b[76])
+{
+    uint32_t u[19];
+    for (int i = 0; i < 4; i++)
+        u[i] = (uint32_t)m->quad[i];
+    const float *groups[3] = {m->world, m->quad_to_world, m->world_to_quad};
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < 4; i++)
+            memcpy(&u[4 + 4 * g + i], &groups[g][i], 4);
+    memcpy(&u[16], &m->world_to_coef, 4);
+    memcpy(&u[17], &m->coef_to_world, 4);
+    memcpy(&u[18], &m->coef_to_quad, 4);
+    for (int i = 0; i < 19; i++)
+        for (int k = 0; k < 4; k++)
+            b[4 * i + k] = (uint8_t)(u[i] >> (8 * k));
+}
+
+static trowel_status read_header(bit_reader *b, wtd_header *h)
+{
+    uint32_t v[4];
+    trowel_status s;
+    if ((s = bits_read(b, 16, &v[0])) || (s = bits_read(b, 32, &v[1])) ||
+        (s = bits_read(b, 32, &v[2])) || (s = bits_read(b, 32, &v[3])))
+        return s;
+    h->version = (uint16_t)v[0];
+    h->nodes = v[1];
+    h->vertices = v[2];
+    h->root = (int32_t)v[3];
+    uint8_t map[76];
+    for (int i = 0; i < 76; i++) {
+        uint32_t byte;
+        if ((s = bits_read(b, 8, &byte)) != TROWEL_OK)
+            return s;
+        map[i] = (uint8_t)byte;
+    }
+    mapping_from_bytes(map, &h->map);
+    return TROWEL_OK;
+}
+
+/* The version and a quad extent the tree can have. */
+static trowel_status check_header(trowel_ctx *ctx, wtd_header *h)
+{
+    if (h->version != WTD_VERSION)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0,
+                           "WTD version %u is not %u, the only one the game reads", h->version,
+                           WTD_VERSION);
+    const int32_t *q = h->map.quad;
+    if (q[0] != 0 || q[1] != 0 || q[2] != q[3] || q[2] < 2 || (q[2] & (q[2] - 1)) != 0)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 14,
+                           "quad extent (%ld, %ld) %ldx%ld is not a square from the origin "
+                           "with a power-of-two side of 2 or more",
+                           (long)q[0], (long)q[1], (long)q[2], (long)q[3]);
+    if ((uint32_t)q[2] > TROWEL_WAVELET_MAX_SIDE)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 14,
+                           "quad extent %ld needs %u levels; the game's trees have at most %d",
+                           (long)q[2], ulog2((uint32_t)q[2]), MAX_LEVELS);
+    h->side = (uint32_t)q[2];
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------------ tree */
+
+/* Counts the vertices the game's tree keeps: the root's corners and the
+ * 3 x 3 corners of the children of every significant node. */
+typedef struct vertex_set {
+    uint8_t *bits;
+    uint32_t side; /* n + 1 */
+    uint32_t count;
+} vertex_set;
+
+static void vertex_mark(vertex_set *v, uint32_t x, uint32_t y)
+{
+    size_t i = (size_t)y * v->side + x;
+    if (!(v->bits[i / 8] & (1u << (i % 8)))) {
+        v->bits[i / 8] |= (uint8_t)(1u << (i % 8));
+        v->count++;
+    }
+}
+
+static void vertex_mark_children(vertex_set *v, uint32_t x, uint32_t y, uint32_t s)
+{
+    if (!v->bits)
+        return;
+    for (uint32_t j = 0; j <= 2; j++)
+        for (uint32_t i = 0; i <= 2; i++)
+            vertex_mark(v, x + i * (s / 2), y + j * (s / 2));
+}
+
+static trowel_status vertex_set_init(trowel_ctx *ctx, vertex_set *v, uint32_t n)
+{
+    v->side = n + 1;
+    v->count = 0;
+    v->bits = trowel_mem_calloc(ctx, ((size_t)v->side * v->side + 7) / 8, 1);
+    if (!v->bits)
+        return ctx->last_error.status;
+    vertex_mark(v, 0, 0);
+    vertex_mark(v, n, 0);
+    vertex_mark(v, n, n);
+    vertex_mark(v, 0, n);
+    return TROWEL_OK;
+}
+
+typedef struct tree_reader {
+    bit_reader *b;
+    int32_t *c;
+    uint32_t n;
+    uint32_t significant;
+    vertex_set vertices;
+} tree_reader;
+
+static const uint32_t child_dx[4] = {0, 1, 1, 0}, child_dy[4] = {0, 0, 1, 1};
+
+/* Reads the node of side s at (x, y); size_bits / max_bits: the field widths
+ * its parent allows (0: the parent had no data, nothing to read). */
+static trowel_status read_node(tree_reader *t, uint32_t x, uint32_t y, uint32_t s,
+                               unsigned size_bits, unsigned max_bits)
+{
+    if (size_bits == 0)
+        return TROWEL_OK;
+    uint64_t start = t->b->pos;
+    uint32_t flag, branch, max, w[3];
+    trowel_status st = bits_read(t->b, 1, &flag);
+    if (st != TROWEL_OK || !flag)
+        return st;
+    trowel_ctx *ctx = t->b->ctx;
+    if (s < 2)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, (start / 32) * 4,
+                           "node of side 1 at quad (%lu, %lu) claims wavelets: the tree is "
+                           "deeper than its %lu-wide extent allows (bit %llu)",
+                           (unsigned long)x, (unsigned long)y, (unsigned long)t->n,
+                           (unsigned long long)start);
+    if ((st = bits_read(t->b, size_bits, &branch)) || (st = bits_read(t->b, max_bits, &max)))
+        return st;
+    if (max >= 1u << ROOT_FIELD_BITS)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, (start / 32) * 4,
+                           "largest wavelet %lu of the node at quad (%lu, %lu) passes 30 bits",
+                           (unsigned long)max, (unsigned long)x, (unsigned long)y);
+    unsigned wbits = ulog2(max) + 2;
+    for (int i = 0; i < 3; i++)
+        if ((st = bits_read(t->b, wbits, &w[i])) != TROWEL_OK)
+            return st;
+    uint32_t h = s / 2;
+    t->c[(size_t)y * t->n + x + h] = from_significance(w[0]);
+    t->c[(size_t)(y + h) * t->n + x + h] = from_significance(w[1]);
+    t->c[(size_t)(y + h) * t->n + x] = from_significance(w[2]);
+    t->significant++;
+    vertex_mark_children(&t->vertices, x, y, s);
+    unsigned child_size_bits = ulog2(branch) + 1, child_max_bits = ulog2(max) + 1;
+    for (int k = 0; k < 4; k++)
+        if ((st = read_node(t, x + child_dx[k] * h, y + child_dy[k] * h, h, child_size_bits,
+                            child_max_bits)) != TROWEL_OK)
+            return st;
+    if (t->b->pos - start != branch)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, (start / 32) * 4,
+                           "the branch at quad (%lu, %lu), side %lu, declares %lu bits but "
+                           "holds %llu",
+                           (unsigned long)x, (unsigned long)y, (unsigned long)s,
+                           (unsigned long)branch, (unsigned long long)(t->b->pos - start));
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------- the file */
+
+typedef struct wtd_state {
+    wtd_header h;
+    uint64_t file_size;
+} wtd_state;
+
+static int wtd_bid(trowel_reader *r)
+{
+    uint8_t head[HEADER_BYTES];
+    if (trowel_read_bytes(r, head, sizeof head) != TROWEL_OK)
+        return TROWEL_BID_NONE;
+    bit_reader b = {r->ctx, head, HEADER_BYTES * 8, 0};
+    wtd_header h;
+    trowel_error saved = r->ctx->last_error;
+    bool ok = read_header(&b, &h) == TROWEL_OK && h.version == WTD_VERSION;
+    r->ctx->last_error = saved;
+    if (!ok)
+        return TROWEL_BID_NONE;
+    const int32_t *q = h.map.quad;
+    bool square = q[0] == 0 && q[1] == 0 && q[2] == q[3] && q[2] >= 2 &&
+                  (q[2] & (q[2] - 1)) == 0 && trowel_reader_size(r) % 4 == 0;
+    /* 16 bits of version are a weak magic; a sane quad extent settles it. */
+    return square ? TROWEL_BID_MAGIC : TROWEL_BID_WEAK;
+}
+
+static trowel_status add_float(trowel_props *p, const char *key, float v)
+{
+    char text[48];
+    snprintf(text, sizeof text, "%.9g", (double)v);
+    return trowel_props_add_str(p, key, text);
+}
+
+static trowel_status add_info(trowel_archive *a, const wtd_header *h)
+{
+    trowel_props *p = a->info;
+    const wtd_mapping *m = &h->map;
+    trowel_status s;
+    if ((s = trowel_props_add_str(p, "format", "tres-wtd")) ||
+        (s = trowel_props_add_uint(p, "version", h->version)) ||
+        (s = trowel_props_add_uint(p, "node_count", h->nodes)) ||
+        (s = trowel_props_add_uint(p, "vertex_count", h->vertices)) ||
+        (s = trowel_props_add_int(p, "root_coefficient", h->root)) ||
+        (s = trowel_props_add_uint(p, "extent", h->side)) ||
+        (s = trowel_props_add_uint(p, "levels", ulog2(h->side))) ||
+        (s = trowel_props_add_int(p, "quad_x", m->quad[0])) ||
+        (s = trowel_props_add_int(p, "quad_y", m->quad[1])) ||
+        (s = trowel_props_add_int(p, "quad_width", m->quad[2])) ||
+        (s = trowel_props_add_int(p, "quad_height", m->quad[3])))
+        return s;
+    static const char *const world[4] = {"world_x", "world_y", "world_width", "world_height"};
+    static const char *const q2w[4] = {"quad_to_world_x_scale", "quad_to_world_x_offset",
+                                       "quad_to_world_y_scale", "quad_to_world_y_offset"};
+    static const char *const w2q[4] = {"world_to_quad_x_scale", "world_to_quad_x_offset",
+                                       "world_to_quad_y_scale", "world_to_quad_y_offset"};
+    for (int i = 0; i < 4; i++)
+        if ((s = add_float(p, world[i], m->world[i])))
+            return s;
+    for (int i = 0; i < 4; i++)
+        if ((s = add_float(p, q2w[i], m->quad_to_world[i])))
+            return s;
+    for (int i = 0; i < 4; i++)
+        if ((s = add_float(p, w2q[i], m->world_to_quad[i])))
+            return s;
+    if ((s = add_float(p, "world_to_coef", m->world_to_coef)) ||
+        (s = add_float(p, "coef_to_world", m->coef_to_world)) ||
+        (s = add_float(p, "coef_to_quad", m->coef_to_quad)))
+        return s;
+    return TROWEL_OK;
+}
+
+static trowel_status wtd_open(trowel_archive *a, trowel_reader *r)
+{
+    wtd_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
+    if (!st)
+        return a->ctx->last_error.status;
+    a->priv = st;
+    st->file_size = trowel_reader_size(r);
+    uint8_t head[HEADER_BYTES];
+    trowel_status s = trowel_read_bytes(r, head, sizeof head);
+    if (s != TROWEL_OK) {
+        trowel_error why = a->ctx->last_error;
+        return trowel_fail(a->ctx, s, why.offset, "WTD header (90 bytes) is cut short: %s",
+                           why.message);
+    }
+    bit_reader b = {a->ctx, head, HEADER_BYTES * 8, 0};
+    if ((s = read_header(&b, &st->h)) != TROWEL_OK || (s = check_header(a->ctx, &st->h)))
+        return s;
+    return add_info(a, &st->h);
+}
+
+static void wtd_close(trowel_archive *a)
+{
+    trowel_mem_free(a->ctx, a->priv);
+}
+
+/* Decodes the whole tree and inverts the transform: *grid (side x side
+ * heights, trowel_mem_alloc'ed) on success. counts: the significant-node and
+ * vertex counts found, or NULL. */
+static trowel_status decode_heights(trowel_archive *a, int32_t **grid, uint32_t counts[2])
+{
+    const wtd_state *st = a->priv;
+    trowel_ctx *ctx = a->ctx;
+    uint32_t n = st->h.side;
+    *grid = NULL;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, a->in);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    trowel_status s = trowel_reader_load(&r, &data, &size);
+    if (s != TROWEL_OK)
+        return s;
+    uint64_t cells;
+    int32_t *c = NULL;
+    if (trowel_mul_overflows(n, n, &cells) || trowel_mul_overflows(cells, 4, &cells))
+        s = trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "terrain too large");
+    else if (!(c = trowel_mem_calloc(ctx, (size_t)n * n, sizeof *c)))
+        s = ctx->last_error.status;
+    tree_reader t = {0};
+    bit_reader b = {ctx, data, (uint64_t)(size / 4) * 32, HEADER_BITS};
+    if (s == TROWEL_OK) {
+        t = (tree_reader){.b = &b, .c = c, .n = n};
+        if (counts)
+            s = vertex_set_init(ctx, &t.vertices, n);
+    }
+    if (s == TROWEL_OK) {
+        c[0] = st->h.root;
+        s = read_node(&t, 0, 0, n, ROOT_FIELD_BITS, ROOT_FIELD_BITS);
+    }
+    if (s == TROWEL_OK)
+        s = trowel_wavelet_inverse(ctx, c, n);
+    if (s == TROWEL_OK && counts) {
+        counts[0] = 1 + 4 * t.significant;
+        counts[1] = t.vertices.count;
+    }
+    trowel_mem_free(ctx, t.vertices.bits);
+    trowel_mem_free(ctx, data);
+    if (s != TROWEL_OK) {
+        trowel_mem_free(ctx, c);
+        return s;
+    }
+    *grid = c;
+    return TROWEL_OK;
+}
+
+static trowel_status wtd_verify(trowel_archive *a)
+{
+    const wtd_state *st = a->priv;
+    int32_t *grid;
+    uint32_t counts[2];
+    trowel_status s = decode_heights(a, &grid, counts);
+    if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM)
+        return s;
+    if (s != TROWEL_OK) {
+        trowel_archive_report(a);
+        return TROWEL_OK;
+    }
+    trowel_mem_free(a->ctx, grid);
+    if (counts[0] != st->h.nodes) {
+        trowel_fail(a->ctx, TROWEL_ERR_VERIFY, 2,
+                    "header counts %lu nodes but the tree has %lu", (unsigned long)st->h.nodes,
+                    (unsigned long)counts[0]);
+        trowel_archive_report(a);
+    }
+    if (counts[1] != st->h.vertices) {
+        trowel_fail(a->ctx, TROWEL_ERR_VERIFY, 6,
+                    "header counts %lu vertices but the tree has %lu",
+                    (unsigned long)st->h.vertices, (unsigned long)counts[1]);
+        trowel_archive_report(a);
+    }
+    if (st->file_size % 4 != 0) {
+        trowel_fail(a->ctx, TROWEL_ERR_VERIFY, st->file_size,
+                    "file size %llu is not whole 32-bit words",
+                    (unsigned long long)st->file_size);
+        trowel_archive_report(a);
+    }
+    return TROWEL_OK;
+}
+
+/* --------------------------------------------------------------- convert */
+
+static trowel_status option_side(trowel_ctx *ctx, const char *const *opts, size_t n,
+                                 const char *key, uint32_t limit, uint32_t *out)
+{
+    const char *v = trowel_options_get(opts, n, key);
+    if (!v)
+        return TROWEL_OK;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*v < '0' || *v > '9' || *end || x == 0 || x > limit)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s= takes a number from 1 to %lu, not '%s'", key,
+                           (unsigned long)limit, v);
+    *out = (uint32_t)x;
+    return TROWEL_OK;
+}
+
+static trowel_status write_png(trowel_archive *a, const int32_t *c, uint32_t n, uint32_t w,
+                               uint32_t h, trowel_sink *out)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            int64_t v = c[(size_t)y * n + x];
+            lo = v < lo ? v : lo;
+            hi = v > hi ? v : hi;
+        }
+    int64_t offset = 0;
+    if (lo < 0 || hi > 65535) {
+        if (hi - lo > 65535)
+            return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                               "heights run from %lld to %lld: more than 16 bits apart",
+                               (long long)lo, (long long)hi);
+        offset = lo;
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET,
+                    "heights run from %lld to %lld: the PNG holds height - %lld",
+                    (long long)lo, (long long)hi, (long long)offset);
+    }
+    uint8_t *px = trowel_mem_alloc(a->ctx, (size_t)w * h * 2);
+    if (!px)
+        return a->ctx->last_error.status;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            uint16_t v = (uint16_t)(c[(size_t)y * n + x] - offset);
+            px[((size_t)y * w + x) * 2] = (uint8_t)(v >> 8);
+            px[((size_t)y * w + x) * 2 + 1] = (uint8_t)v;
+        }
+    trowel_status s = trowel_png_write_gray16(a->ctx, out, w, h, px);
+    trowel_mem_free(a->ctx, px);
+    return s;
+}
+
+/* The terrain in world units as the game places it (X east, Y north, Z
+ * up): one vertex per quad vertex, two triangles per unit cell, split on
+ * the diagonal the quad tree uses for that cell. */
+static trowel_status write_mesh(trowel_archive *a, const int32_t *c, uint32_t n, uint32_t w,
+                                uint32_t h, bool glb, trowel_sink *out)
+{
+    const wtd_mapping *m = &((const wtd_state *)a->priv)->h.map;
+    trowel_mesh mesh;
+    trowel_mesh_init(&mesh, a->ctx, 0);
+    static const float grey[3] = {0.5f, 0.5f, 0.5f};
+    uint32_t mat, first = 0;
+    trowel_status s = trowel_mesh_add_material(&mesh, "terrain", grey, 1.0f, NULL, &mat);
+    if (s == TROWEL_OK)
+        s = trowel_mesh_begin_object(&mesh, "terrain");
+    for (uint32_t y = 0; s == TROWEL_OK && y < h; y++)
+        for (uint32_t x = 0; s == TROWEL_OK && x < w; x++) {
+            float pos[3] = {(float)x * m->quad_to_world[0] + m->quad_to_world[1],
+                            (float)y * m->quad_to_world[2] + m->quad_to_world[3],
+                            (float)c[(size_t)y * n + x] * m->coef_to_world};
+            uint32_t index;
+            s = trowel_mesh_add_vertex(&mesh, pos, NULL, NULL, &index);
+            if (x == 0 && y == 0)
+                first = index;
+        }
+    for (uint32_t y = 0; s == TROWEL_OK && y + 1 < h; y++)
+        for (uint32_t x = 0; s == TROWEL_OK && x + 1 < w; x++) {
+            uint32_t v0 = first + y * w + x, v1 = v0 + 1, v3 = v0 + w, v2 = v3 + 1;
+            if ((x ^ y) & 1) {
+                s = trowel_mesh_add_triangle(&mesh, v0, v1, v3, mat);
+                if (s == TROWEL_OK)
+                    s = trowel_mesh_add_triangle(&mesh, v1, v2, v3, mat);
+            } else {
+                s = trowel_mesh_add_triangle(&mesh, v0, v1, v2, mat);
+                if (s == TROWEL_OK)
+                    s = trowel_mesh_add_triangle(&mesh, v0, v2, v3, mat);
+            }
+        }
+    if (s == TROWEL_OK)
+        s = glb ? trowel_mesh_write_glb(&mesh, out) : trowel_mesh_write_obj(&mesh, out, NULL);
+    trowel_mesh_free(&mesh);
+    return s;
+}
+
+static trowel_status wtd_convert(trowel_archive *a, const char *target, const char *const *opts,
+                                 size_t nopts, trowel_sink *out)
+{
+    const wtd_state *st = a->priv;
+    uint32_t n = st->h.side, w = n, h = n;
+    trowel_status s;
+    bool png = strcmp(target, "png") == 0, obj = strcmp(target, "obj") == 0,
+         glb = strcmp(target, "glb") == 0;
+    if (!png && !obj && !glb)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "tres-wtd converts to png, obj, glb or json, not %s", target);
+    if ((s = option_side(a->ctx, opts, nopts, "width", n, &w)) ||
+        (s = option_side(a->ctx, opts, nopts, "height", n, &h)))
+        return s;
+    int32_t *grid;
+    if ((s = decode_heights(a, &grid, NULL)) != TROWEL_OK)
+        return s;
+    s = png ? write_png(a, grid, n, w, h, out) : write_mesh(a, grid, n, w, h, glb, out);
+    trowel_mem_free(a->ctx, grid);
+    return s;
+}
+
+/* ---------------------------------------------------------------- create */
+
+/* The height map a source holds: a grayscale PNG, or raw 8/16-bit LE
+ * samples with width= and height=. */
+typedef struct height_map {
+    uint32_t w, h;
+    uint16_t *v;
+} height_map;
+
+static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p,
+                                  height_map *m)
+{
+    uint32_t w = 0, h = 0;
+    trowel_status s;
+    if ((s = option_side(ctx, p->options, p->option_count, "width", TROWEL_WAVELET_MAX_SIDE,
+                         &w)) ||
+        (s = option_side(ctx, p->options, p->option_count, "height", TROWEL_WAVELET_MAX_SIDE,
+                         &h)))
+        return s;
+    trowel_set_entry(ctx, p->sources[0].name);
+    trowel_input *in;
+    if ((s = trowel_input_open_file(ctx, p->sources[0].path, &in)) != TROWEL_OK)
+        return s;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    s = trowel_reader_load(&r, &data, &size);
+    trowel_input_close(in);
+    if (s != TROWEL_OK)
+        return s;
+    unsigned depth;
+    if (size >= 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0) {
+        s = trowel_png_read_gray(ctx, data, size, &m->w, &m->h, &depth, &m->v);
+    } else if (!w || !h) {
+        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                        "a raw height map needs -O width=W -O height=H");
+    } else if ((uint64_t)w * h != size && (uint64_t)w * h * 2 != size) {
+        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                        "%zu bytes are neither %lu 8-bit nor 16-bit samples", size,
+                        (unsigned long)w * h);
+    } else if (!(m->v = trowel_mem_alloc(ctx, (size_t)w * h * 2))) {
+        s = ctx->last_error.status;
+    } else {
+        bool wide = (uint64_t)w * h * 2 == size;
+        for (size_t i = 0; i < (size_t)w * h; i++)
+            m->v[i] = wide ? (uint16_t)(data[2 * i] | data[2 * i + 1] << 8) : data[i];
+        m->w = w;
+        m->h = h;
+    }
+    trowel_mem_free(ctx, data);
+    if (s == TROWEL_OK && (m->w > TROWEL_WAVELET_MAX_SIDE || m->h > TROWEL_WAVELET_MAX_SIDE)) {
+        trowel_mem_free(ctx, m->v);
+        m->v = NULL;
+        s = trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                        "a %lux%lu height map needs more than %d levels",
+                        (unsigned long)m->w, (unsigned long)m->h, MAX_LEVELS);
+    }
+    return s;
+}
+
+/* Per internal node (side >= 2), level by level from the root, row-major
+ * within a level: the branch's largest |wavelet| and its encoded size. */
+typedef struct tree_sizes {
+    const int32_t *c;
+    uint32_t n;
+    unsigned levels;
+    uint32_t *max;
+    uint32_t *size;
+    uint32_t significant;
+} tree_sizes;
+
+static size_t node_index(unsigned d, uint32_t i, uint32_t j)
+{
+    return (((size_t)1 << (2 * d)) - 1) / 3 + ((size_t)j << d) + i;
+}
+
+static uint32_t abs32(int32_t v)
+{
+    return v < 0 ? (uint32_t)0 - (uint32_t)v : (uint32_t)v;
+}
+
+static void compute_max(tree_sizes *t)
+{
+    for (unsigned d = t->levels; d-- > 0;) {
+        uint32_t m = 1u << d, s = t->n >> d, h = s / 2;
+        for (uint32_t j = 0; j < m; j++)
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t x = i * s, y = j * s, best = 0;
+                uint32_t w[3] = {abs32(t->c[(size_t)y * t->n + x + h]),
+                                 abs32(t->c[(size_t)(y + h) * t->n + x + h]),
+                                 abs32(t->c[(size_t)(y + h) * t->n + x])};
+                for (int k = 0; k < 3; k++)
+                    best = w[k] > best ? w[k] : best;
+                for (int k = 0; d + 1 < t->levels && k < 4; k++) {
+                    uint32_t cm = t->max[node_index(d + 1, 2 * i + child_dx[k], 2 * j + child_dy[k])];
+                    best = cm > best ? cm : best;
+                }
+                t->max[node_index(d, i, j)] = best;
+            }
+    }
+}
+
+/* One bottom-up pass of the game's branch sizing: children first, each
+ * sized against its parent's size from the previous pass. */
+static void size_branch(tree_sizes *t, unsigned d, uint32_t i, uint32_t j, const uint32_t *parent)
+{
+    size_t me = node_index(d, i, j);
+    uint32_t max = t->max[me];
+    uint64_t bits = 1;
+    if (max != 0) {
+        for (int k = 0; d + 1 < t->levels && k < 4; k++)
+            size_branch(t, d + 1, 2 * i + child_dx[k], 2 * j + child_dy[k], &t->size[me]);
+        if (parent)
+            bits += ulog2(*parent) + 1 + ulog2(t->max[node_index(d - 1, i / 2, j / 2)]) + 1;
+        else
+            bits += 2 * ROOT_FIELD_BITS;
+        bits += 3 * (ulog2(max) + 2);
+        if (d + 1 < t->levels)
+            for (int k = 0; k < 4; k++)
+                bits += t->size[node_index(d + 1, 2 * i + child_dx[k], 2 * j + child_dy[k])];
+        else
+            bits += 4; /* four childless nodes of side 1: one 0 bit each */
+    }
+    t->size[me] = bits > UINT32_MAX ? UINT32_MAX : (uint32_t)bits;
+}
+
+static void write_branch(const tree_sizes *t, bit_writer *b, unsigned d, uint32_t i, uint32_t j,
+                         vertex_set *v, uint32_t *significant)
+{
+    size_t me = node_index(d, i, j);
+    uint32_t max = t->max[me];
+    bits_write(b, max != 0, 1);
+    if (max == 0)
+        return;
+    (*significant)++;
+    uint32_t s = t->n >> d, h = s / 2, x = i * s, y = j * s;
+    vertex_mark_children(v, x, y, s);
+    if (d == 0) {
+        bits_write(b, t->size[me], ROOT_FIELD_BITS);
+        bits_write(b, max, ROOT_FIELD_BITS);
+    } else {
+        size_t parent = node_index(d - 1, i / 2, j / 2);
+        bits_write(b, t->size[me], ulog2(t->size[parent]) + 1);
+        bits_write(b, max, ulog2(t->max[parent]) + 1);
+    }
+    unsigned wbits = ulog2(max) + 2;
+    bits_write(b, to_significance(t->c[(size_t)y * t->n + x + h]), wbits);
+    bits_write(b, to_significance(t->c[(size_t)(y + h) * t->n + x + h]), wbits);
+    bits_write(b, to_significance(t->c[(size_t)(y + h) * t->n + x]), wbits);
+    for (int k = 0; k < 4; k++) {
+        if (d + 1 < t->levels)
+            write_branch(t, b, d + 1, 2 * i + child_dx[k], 2 * j + child_dy[k], v, significant);
+        else
+            bits_write(b, 0, 1);
+    }
+}
+
+static trowel_status option_float(trowel_ctx *ctx, const trowel_create_params *p,
+                                  const char *key, float *out)
+{
+    const char *v = trowel_options_get(p->options, p->option_count, key);
+    if (!v)
+        return TROWEL_OK;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || *end || !(x > 0) || x > 1e6)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s= takes a positive number of metres, not '%s'", key, v);
+    *out = (float)x;
+    return TROWEL_OK;
+}
+
+/* The game's SMapping for a square of n quad units, `spacing` metres
+ * apart, heights `scale` metres per unit, with its origin at 0. */
+static void make_mapping(uint32_t n, float spacing, float scale, wtd_mapping *m)
+{
+    memset(m, 0, sizeof *m);
+    m->quad[2] = m->quad[3] = (int32_t)n;
+    m->world[2] = m->world[3] = (float)n * spacing;
+    m->quad_to_world[0] = m->quad_to_world[2] = spacing;
+    m->world_to_quad[0] = m->world_to_quad[2] = 1.0f / spacing;
+    m->world_to_coef = 1.0f / scale;
+    m->coef_to_world = scale;
+    m->coef_to_quad = scale / spacing;
+}
+
+static trowel_status encode(trowel_ctx *ctx, int32_t *c, uint32_t n, const wtd_mapping *map,
+                            trowel_sink *out)
+{
+    trowel_status s = trowel_wavelet_forward(ctx, c, n);
+    if (s != TROWEL_OK)
+        return s;
+    tree_sizes t = {.c = c, .n = n, .levels = ulog2(n)};
+    size_t internal = node_index(t.levels, 0, 0);
+    vertex_set v = {0};
+    uint32_t *words = NULL;
+    t.max = trowel_mem_alloc(ctx, internal * sizeof *t.max);
+    t.size = t.max ? trowel_mem_alloc(ctx, internal * sizeof *t.size) : NULL;
+    if (!t.size) {
+        s = ctx->last_error.status;
+        goto done;
+    }
+    compute_max(&t);
+    for (size_t i = 0; i < internal; i++)
+        t.size[i] = INT32_MAX; /* the tool's starting guess */
+    uint32_t before;
+    do {
+        before = t.size[0];
+        size_branch(&t, 0, 0, 0, NULL);
+    } while (before != t.size[0]);
+    if (t.size[0] >= 1u << ROOT_FIELD_BITS || t.max[0] >= 1u << ROOT_FIELD_BITS) {
+        s = trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                        "the terrain needs %lu bits: past the format's 30-bit branch size",
+                        (unsigned long)t.size[0]);
+        goto done;
+    }
+    uint64_t bits = HEADER_BITS + (uint64_t)t.size[0];
+    size_t nwords = (size_t)((bits + 31) / 32);
+    if ((s = vertex_set_init(ctx, &v, n)) != TROWEL_OK)
+        goto done;
+    if (!(words = trowel_mem_calloc(ctx, nwords, sizeof *words))) {
+        s = ctx->last_error.status;
+        goto done;
+    }
+    /* The tree first (it counts the vertices), then the header in front. */
+    bit_writer b = {words, HEADER_BITS};
+    uint32_t significant = 0;
+    write_branch(&t, &b, 0, 0, 0, &v, &significant);
+    bit_writer hb = {words, 0};
+    bits_write(&hb, WTD_VERSION, 16);
+    bits_write(&hb, 1 + 4 * significant, 32);
+    bits_write(&hb, v.count, 32);
+    bits_write(&hb, (uint32_t)c[0], 32);
+    uint8_t mb[76];
+    mapping_to_bytes(map, mb);
+    for (int i = 0; i < 76; i++)
+        bits_write(&hb, mb[i], 8);
+    uint8_t *bytes = (uint8_t *)words;
+    for (size_t i = 0; i < nwords; i++) {
+        uint32_t w = words[i];
+        bytes[4 * i] = (uint8_t)w;
+        bytes[4 * i + 1] = (uint8_t)(w >> 8);
+        bytes[4 * i + 2] = (uint8_t)(w >> 16);
+        bytes[4 * i + 3] = (uint8_t)(w >> 24);
+    }
+    s = trowel_sink_write(out, bytes, nwords * 4);
+done:
+    trowel_mem_free(ctx, words);
+    trowel_mem_free(ctx, v.bits);
+    trowel_mem_free(ctx, t.size);
+    trowel_mem_free(ctx, t.max);
+    return s;
+}
+
+static const char *const create_keys[] = {"width", "height", "scale", "spacing", NULL};
+
+static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
+                                struct json_object *manifest, trowel_sink *out)
+{
+    (void)manifest;
+    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
+    if (s != TROWEL_OK)
+        return s;
+    if (p->source_count != 1)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "a WTD terrain is made from exactly one height map (%zu given)",
+                           p->source_count);
+    float scale = 1.0f, spacing = 1.0f;
+    if ((s = option_float(ctx, p, "scale", &scale)) ||
+        (s = option_float(ctx, p, "spacing", &spacing)))
+        return s;
+    height_map m = {0};
+    if ((s = load_heights(ctx, p, &m)) != TROWEL_OK)
+        return s;
+    uint32_t n = 2;
+    while (n < m.w || n < m.h)
+        n *= 2;
+    int32_t *c = trowel_mem_alloc(ctx, (size_t)n * n * sizeof *c);
+    if (!c) {
+        trowel_mem_free(ctx, m.v);
+        return ctx->last_error.status;
+    }
+    /* Samples beyond the map repeat its last row and column. */
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++)
+            c[(size_t)y * n + x] =
+                m.v[(size_t)(y < m.h ? y : m.h - 1) * m.w + (x < m.w ? x : m.w - 1)];
+    trowel_mem_free(ctx, m.v);
+    wtd_mapping map;
+    make_mapping(n, spacing, scale, &map);
+    s = encode(ctx, c, n, &map, out);
+    trowel_mem_free(ctx, c);
+    return s;
+}
+
+static const trowel_option_info wtd_options[] = {
+    {"width", "N", "columns to keep, from the left (default: the whole extent)", "png obj glb"},
+    {"height", "N", "rows to keep, from row 0 (default: the whole extent)", "png obj glb"},
+    {NULL, NULL, NULL, NULL},
+};
+
+const trowel_format trowel_format_tres_wtd = {
+    .id = "tres-wtd",
+    .family = "trespasser",
+    .description = "Trespasser wavelet terrain (WTD quad tree)",
+    .extensions = "*.wtd",
+    .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
+    .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
+                      "scale=M: metres per height unit (default 1)\n"
+                      "spacing=M: metres between samples (default 1)",
+    .convert_targets = "png obj glb",
+    .options = wtd_options,
+    .bid = wtd_bid,
+    .open = wtd_open,
+    .verify = wtd_verify,
+    .convert = wtd_convert,
+    .create = wtd_create,
+    .close = wtd_close,
+};

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Trespasser textures (tres-pid) from the command line: a PID directory
+# built here from the documented layout over an SPZ made by trowel, listed
+# and extracted to one PNG per raster (mip chains in one folder per hash),
+# pixels read back by PIL; without its page file the directory still lists,
+# index.json still extracts, and every picture fails with exit 1.
+. "${BASH_SOURCE%/*}/lib.sh"
+
+PY=
+for candidate in python3 /usr/bin/python3; do
+    if "$candidate" -c 'import PIL' >/dev/null 2>&1; then
+        PY=$candidate
+        break
+    fi
+done
+have_cmd python3 || skip_all "python3 is needed to build the directory"
+
+python3 - <<'PYEOF' || exit 1
+import struct
+# palette 0: 3 colours (B, G, R, flags) + 4 slack bytes
+pal = struct.pack('<III', 16 + 4 * 3, 3, 0x0BADF00D) + bytes([0, 0, 0, 0, 0, 0, 255, 0, 255, 0, 0, 0]) + bytes(4)
+pix8 = bytes([0, 1, 2, 1, 2, 0, 2, 0, 1])                     # 3x3 at 0
+mip = bytes([2])                                              # 1x1 at 9
+bump = struct.pack('<2H', 5 | 7 << 4 | 9 << 10, 15 | 63 << 4)  # 2x1 at 10
+swp = pix8 + mip + bump
+low = 0x12345678
+def raster(size, off, w, h, bits, transparent, isbump, palette, hsh):
+    return struct.pack('<11I4xQ', size, off, w, h, w, bits, 0, transparent, isbump, 0, palette, hsh)
+rs = (raster(9, 0, 3, 3, 8, 1, 0, 0, low | 3 << 32 | 3 << 42) +
+      raster(1, 9, 1, 1, 8, 1, 0, 0, low | 1 << 32 | 1 << 42) +
+      raster(4, 10, 2, 1, 16, 0, 1, 0xFFFFFFFF, 0xCAFE0001 | 2 << 32 | 1 << 42))
+head = struct.pack('<8I', 0x130, 16, 32 + len(pal), 3, 32, 1, 0, 3)
+open('lvl-130.pid', 'wb').write(head + pal + rs)
+open('pages.bin', 'wb').write(swp)
+PYEOF
+"$TROWEL" create -t spz -o lvl-130.spz pages.bin || exit 1
+
+run "$TROWEL" list lvl-130.pid
+assert_rc "list: exit 0" 0
+assert_eq "list: index, a mip chain in one folder, a bump map and its angles" \
+    "index.json 12345678/3x3.png 12345678/1x1.png cafe0001/2x1.png cafe0001/2x1-angles.png" \
+    "$(printf '%s' "$OUT" | tr '\n' ' ' | sed 's/ $//')"
+run "$TROWEL" extract lvl-130.pid -C tex
+assert_rc "extract: exit 0" 0
+assert_json_valid "index.json is JSON" tex/index.json
+assert_eq "index: raster 0 is transparent" true "$(json_get tex/index.json '.rasters[0].flags.transparent')"
+assert_eq "index: the bump map has no palette (null)" None \
+    "$(python3 -c "import json; print(json.load(open('tex/index.json'))['rasters'][2]['palette'])")"
+assert_eq "index: palette hash" 0x0badf00d "$(json_get tex/index.json '.palettes[0].hash')"
+if [ -n "$PY" ]; then
+    got=$("$PY" - <<'PYEOF'
+from PIL import Image
+a = Image.open('tex/12345678/3x3.png').convert('RGBA')
+b = Image.open('tex/cafe0001/2x1-angles.png').convert('RGBA')
+print(list(a.getdata())[:3], list(b.getdata()))
+PYEOF
+)
+    assert_eq "pixels: colour 0 transparent, palette colours; angles theta*4, phi*16" \
+        "[(0, 0, 0, 0), (255, 0, 0, 255), (0, 0, 255, 255)] [(28, 80, 0, 255), (252, 240, 0, 255)]" "$got"
+else
+    skip "no python3 with PIL: pixels not compared"
+fi
+
+# ---- no page file beside it
+mkdir -p lone && cp lvl-130.pid lone/
+run "$TROWEL" extract lone/lvl-130.pid -C lonetex
+assert_rc "no page file: exit 1" 1
+assert_contains "no page file: says which" "$ERR" "no page file beside the PID"
+assert_file_exists "no page file: index.json still extracted" lonetex/index.json
+assert_no_file "no page file: no picture" lonetex/12345678/3x3.png
+
+finish
