@@ -5,6 +5,7 @@
 #include "module.h"
 
 extern const trowel_format trowel_format_szdd;
+extern const trowel_format trowel_format_groff;
 extern const trowel_format trowel_format_cine_part;
 extern const trowel_format trowel_format_cine_volcnf;
 extern const trowel_format trowel_format_vsif;
@@ -25,6 +26,7 @@ extern const trowel_codec trowel_codec_vsif_lzma;
 
 const trowel_format *const trowel_formats[] = {
     &trowel_format_szdd,
+    &trowel_format_groff,
     &trowel_format_cine_part,
     &trowel_format_cine_volcnf,
     &trowel_format_vsif,
