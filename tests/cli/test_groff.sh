@@ -79,6 +79,25 @@ assert_eq "placement 0 name" Box "$(json_get placements.json '.objects[0].name')
 assert_eq "placement 0 position" "[10,20,30]" "$(json_get placements.json '.objects[0].position' | sed 's/\.0//g')"
 assert_eq "placement 0 scale" 2 "$(json_get placements.json '.objects[0].scale' | sed 's/\.0$//')"
 assert_eq "placement 1 name" Marker "$(json_get placements.json '.objects[1].name')"
+assert_eq "placement 0 class (value table)" CInstance "$(json_get placements.json '.objects[0].class')"
+assert_eq "placement 1 has no class" MISSING "$(json_get placements.json '.objects[1].class')"
+run "$TROWEL" convert world.grf --to values -o values.json
+assert_rc "convert --to values" 0
+assert_eq "value table name" World "$(json_get values.json .name)"
+assert_eq "value 2 symbol" Mass "$(json_get values.json '.values[2].symbol')"
+assert_eq "value 2 float" 2.5 "$(json_get values.json '.values[2].value')"
+assert_eq "value 0 members" "[101,102]" "$(json_get values.json '.values[0].members')"
+# The value table cut inside its last value: values refuses, placements
+# keep going without classes (and say so).
+head -c -6 src-plain/Attributes >cut && mv cut src-plain/Attributes
+"$TROWEL" create --manifest src-plain/manifest.json -C src-plain -o cutvalues.grf -f
+run "$TROWEL" convert cutvalues.grf --to values -o cut-values.json
+assert_rc "a cut value table" 1
+assert_contains "cut value table message" "$ERR" "the value table's value key runs past the section's end"
+assert_no_file "nothing left for a cut value table" cut-values.json
+run "$TROWEL" convert cutvalues.grf --to placements -o cut-placements.json
+assert_rc "placements without a readable value table" 0
+assert_contains "placements warn about the value table" "$ERR" "no classes: "
 
 # ---- GRF: OBJ + MTL. Box's triangle (0,0,0) (1,0,0) (0,1,0), scale 2, at
 # (10,20,30): (10,20,30) (12,20,30) (10,22,30) in the game's Z-up frame,

@@ -7,7 +7,8 @@ them, from the layouts in docs/formats/groff.md, for `trowel create
 
 plain: version 15, one object "Box" (one triangle, a mapping and a
        material with one texture) placed at (10, 20, 30), scale 2, and an
-       object "Marker" without geometry.
+       object "Marker" without geometry; a value table gives Box the class
+       "CInstance" and a float "Mass" 2.5.
 heap:  version 13 with the optimised bit, one object "Slab": a mesh heap
        holding one quad (two triangles) and no material (default colour),
        rotated by pi/2 about Z.
@@ -29,6 +30,28 @@ def u32(*v):
 
 def f32(*v):
     return struct.pack('<%df' % len(v), *v)
+
+
+def cstr(text):
+    return text.encode() + b'\0'
+
+
+def handle_record(name):
+    return cstr(name) + u32(0x10000, 0x10003, 3) + bytes([1])
+
+
+def value_table():
+    """Symbols Class (0x200) and Mass (0x201); values: object 100 with
+    members 101 and 102, string 101 'Class' = CInstance, float 102 'Mass'
+    = 2.5. Each value: type, scope, ref status, handles value/symbol/target
+    (id, refcount), payload, key handle."""
+    t = cstr('World') + handle_record('World.Sym') + cstr('World.Sym')
+    t += u32(2) + cstr('Class') + u32(0x200, 1) + cstr('Mass') + u32(0x201, 1)
+    t += handle_record('World.Val') + u32(3)
+    t += bytes([6, 1, 0]) + u32(100, 1, 0, 0, 0, 0) + u32(2, 101, 1, 102, 1) + u32(100, 1)
+    t += bytes([5, 1, 0]) + u32(101, 1, 0x200, 1, 0, 0) + cstr('CInstance') + u32(101, 1)
+    t += bytes([4, 1, 0]) + u32(102, 1, 0x201, 1, 0, 0) + f32(2.5) + u32(102, 1)
+    return t
 
 
 def build(kind):
@@ -54,6 +77,7 @@ def build(kind):
         sections.append(['Box-mapping', 0x10, b''])
         sections.append(['Box-material', 0x20, b''])
         sections.append(['Marker', 0x4, b''])
+        sections.append(['Attributes', 0x2000, value_table()])
         tex = sym('Maps\\rock.bmp')
         v = max(version, 11)
         geo = (f32(0, 0, 0) if v >= 14 else b'') + u32(3, 1, 3) + (u32(0) if v >= 13 else b'')
@@ -67,8 +91,9 @@ def build(kind):
         for s in sections:
             s[2] = {'Box': obj, 'Box-geometry': geo, 'Box-mapping': mapping,
                     'Box-material': material, 'Marker': marker}.get(s[0], s[2])
-        placements = [(handle('Box'), sym('Box'), (10, 20, 30), (0, 0, 0), 2.0),
-                      (handle('Marker'), sym('Marker'), (1, 2, 3), (0, 0, 0), 1.0)]
+        placements = [(handle('Box'), sym('Box'), (10, 20, 30), (0, 0, 0), 2.0, 100),
+                      (handle('Marker'), sym('Marker'), (1, 2, 3), (0, 0, 0), 1.0, 0)]
+        attributes = handle('Attributes')
     else:
         sections.append(['Slab', 0x4, b''])
         sections.append(['Slab-geometry', 0x8, b''])
@@ -81,14 +106,15 @@ def build(kind):
                 s[2] = u32(sym('Slab'), handle('Slab-geometry'), 0, 0, 0, 0, 0)
             elif s[0] == 'Slab-geometry':
                 s[2] = heap
-        placements = [(handle('Slab'), sym('Slab'), (0, 0, 0), (0, 0, math.pi / 2), 1.0)]
+        placements = [(handle('Slab'), sym('Slab'), (0, 0, 0), (0, 0, math.pi / 2), 1.0, 0)]
+        attributes = 0
     region = u32(len(placements))
-    for section, name, pos, rot, scale in placements:
+    for section, name, pos, rot, scale, attr in placements:
         region += u32(section, name) + f32(*pos) + f32(*rot) + f32(scale)
         if version >= 12:
-            region += u32(0, 0)
+            region += u32(attr, 1 if attr else 0)
     if version >= 12:
-        region += u32(0)
+        region += u32(attributes)
     sections[1][2] = region
     for s in sections:
         sym(s[0])

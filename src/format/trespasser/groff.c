@@ -848,7 +848,7 @@ const trowel_format trowel_format_groff = {
     .caps = TROWEL_CAP_INFO | TROWEL_CAP_LIST | TROWEL_CAP_CREATE | TROWEL_CAP_VERIFY |
             TROWEL_CAP_CONVERT | TROWEL_CAP_MANIFEST,
     .create_options = "",
-    .convert_targets = "placements obj mtl glb",
+    .convert_targets = "placements values obj mtl glb",
     .options = groff_options,
     .bid = groff_bid,
     .open = groff_open,

@@ -44,6 +44,7 @@
 #include "groff.h"
 
 #include "export/mesh.h"
+#include "groff_values.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -218,6 +219,51 @@ static trowel_status read_region(trowel_archive *a, grf_region *g)
     return s;
 }
 
+/* ------------------------------------------------------------ value table */
+
+/* Loads and parses the world's value table; *buf holds its bytes (the
+ * table points into them). No attribute section: an empty table. */
+static trowel_status load_values(trowel_archive *a, const grf_region *g, grf_values *t,
+                                 uint8_t **buf)
+{
+    const groff_state *st = a->priv;
+    memset(t, 0, sizeof *t);
+    *buf = NULL;
+    size_t i = section_by_handle(st, g->attribute_section);
+    if (i == SIZE_MAX)
+        return TROWEL_OK;
+    trowel_reader r;
+    size_t size;
+    trowel_status s = groff_section_reader(a, i, &r);
+    if (s == TROWEL_OK)
+        s = trowel_reader_load(&r, buf, &size);
+    if (s == TROWEL_OK)
+        s = grf_values_read(a->ctx, *buf, size, st->sections[i].offset, t);
+    return s;
+}
+
+static trowel_status write_values(trowel_archive *a, const grf_region *g, trowel_sink *out)
+{
+    grf_values t;
+    uint8_t *buf;
+    trowel_status s = load_values(a, g, &t, &buf);
+    if (s == TROWEL_OK && !t.ctx)
+        s = trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                        "this GRF world has no value table (attribute section)");
+    if (s == TROWEL_OK) {
+        json_object *root = grf_values_json(&t);
+        const char *text = json_object_to_json_string_ext(
+            root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+        s = trowel_sink_write(out, text, strlen(text));
+        if (s == TROWEL_OK)
+            s = trowel_sink_write(out, "\n", 1);
+        json_object_put(root);
+    }
+    grf_values_free(&t);
+    trowel_mem_free(a->ctx, buf);
+    return s;
+}
+
 /* ------------------------------------------------------------- placements */
 
 static json_object *json_vec3(const float *v)
@@ -237,6 +283,15 @@ static json_object *json_section(const groff_state *st, uint32_t handle)
 static trowel_status write_placements(trowel_archive *a, const grf_region *g, trowel_sink *out)
 {
     const groff_state *st = a->priv;
+    grf_values values;
+    uint8_t *values_buf;
+    trowel_error saved = a->ctx->last_error;
+    if (load_values(a, g, &values, &values_buf) != TROWEL_OK) {
+        /* The placements stand without classes. */
+        trowel_warn(a->ctx, a->ctx->last_error.offset, "no classes: %s",
+                    a->ctx->last_error.message);
+        a->ctx->last_error = saved;
+    }
     json_object *root = json_object_new_object();
     json_object_object_add(root, "grf_version", json_object_new_int64(g->version));
     json_object_object_add(root, "optimized", json_object_new_boolean(g->optimised));
@@ -250,6 +305,9 @@ static trowel_status write_placements(trowel_archive *a, const grf_region *g, tr
         const char *name = symbol_name(st, p->name_symbol);
         json_object_object_add(o, "name", name ? json_object_new_string(name) : NULL);
         json_object_object_add(o, "object_section", json_section(st, p->object_section));
+        const char *cls = values.ctx && p->attr_id ? grf_values_class(&values, p->attr_id) : NULL;
+        if (cls)
+            json_object_object_add(o, "class", json_object_new_string(cls));
         json_object_object_add(o, "position", json_vec3(p->position));
         json_object_object_add(o, "rotation", json_vec3(p->rotation));
         json_object_object_add(o, "scale",
@@ -269,6 +327,8 @@ static trowel_status write_placements(trowel_archive *a, const grf_region *g, tr
     if (s == TROWEL_OK)
         s = trowel_sink_write(out, "\n", 1);
     json_object_put(root);
+    grf_values_free(&values);
+    trowel_mem_free(a->ctx, values_buf);
     return s;
 }
 
@@ -835,17 +895,20 @@ static void mtl_name_for(trowel_archive *a, const char *const *opts, size_t n, c
 trowel_status groff_grf_convert(trowel_archive *a, const char *target, const char *const *opts,
                                 size_t nopts, trowel_sink *out)
 {
-    bool placements = strcmp(target, "placements") == 0;
+    bool placements = strcmp(target, "placements") == 0, values = strcmp(target, "values") == 0;
     bool obj = strcmp(target, "obj") == 0, mtl = strcmp(target, "mtl") == 0;
     bool glb = strcmp(target, "glb") == 0;
-    if (!placements && !obj && !mtl && !glb)
+    if (!placements && !values && !obj && !mtl && !glb)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                           "groff converts to json, placements, obj, mtl or glb, not %s", target);
+                           "groff converts to json, placements, values, obj, mtl or glb, not %s",
+                           target);
     grf_region g;
     trowel_status s = read_region(a, &g);
     if (s == TROWEL_OK && placements)
         s = write_placements(a, &g, out);
-    if (s == TROWEL_OK && !placements) {
+    if (s == TROWEL_OK && values)
+        s = write_values(a, &g, out);
+    if (s == TROWEL_OK && !placements && !values) {
         trowel_mesh mesh;
         trowel_mesh_init(&mesh, a->ctx, TROWEL_MESH_NORMALS | TROWEL_MESH_UVS);
         s = build_mesh(a, &g, trowel_options_get(opts, nopts, "object"), &mesh);
