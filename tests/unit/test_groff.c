@@ -161,6 +161,18 @@ static void test_section_past_the_end(void)
     close_opened(&o);
 }
 
+static void test_repeated_names(void)
+{
+    uint8_t f[HAND_SIZE];
+    hand_groff(f);
+    put32(f + 48 + 32, 0x10); /* section 1 also names "B" */
+    opened o = open_bytes(f, sizeof f);
+    REQUIRE(o.status == TROWEL_OK);
+    CHECK_STR(trowel_archive_entry(o.a, 0)->name, "B");
+    CHECK_STR(trowel_archive_entry(o.a, 1)->name, "B~1");
+    close_opened(&o);
+}
+
 static void test_refusals(void)
 {
     uint8_t f[HAND_SIZE];
@@ -305,5 +317,5 @@ static void test_detection(void)
 }
 
 TEST_MAIN(TEST(test_hand_made_file), TEST(test_gap_between_sections_fails_verify),
-          TEST(test_section_past_the_end), TEST(test_refusals), TEST(test_corpus_scn),
+          TEST(test_section_past_the_end), TEST(test_repeated_names), TEST(test_refusals), TEST(test_corpus_scn),
           TEST(test_detection))

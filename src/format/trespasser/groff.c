@@ -249,25 +249,47 @@ static size_t user_flag_list(uint32_t flags, const char **out)
     return n;
 }
 
+/* Sections sorted by name (then index), to find repeated names without
+ * comparing every pair. */
+typedef struct named_index {
+    const char *name;
+    uint32_t index;
+} named_index;
+
+static int compare_named(const void *a, const void *b)
+{
+    const named_index *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index < y->index ? -1 : x->index > y->index);
+}
+
+/* repeated[i]: an earlier section has section i's name. */
+static trowel_status find_repeats(trowel_ctx *ctx, const groff_state *st, bool *repeated)
+{
+    named_index *order = trowel_mem_alloc(ctx, (st->section_count + 1u) * sizeof *order);
+    if (!order)
+        return ctx->last_error.status;
+    size_t n = 0;
+    for (uint32_t i = 0; i < st->section_count; i++)
+        if (st->sections[i].name)
+            order[n++] = (named_index){st->sections[i].name, i};
+    qsort(order, n, sizeof *order, compare_named);
+    for (size_t k = 1; k < n; k++)
+        repeated[order[k].index] = strcmp(order[k].name, order[k - 1].name) == 0;
+    trowel_mem_free(ctx, order);
+    return TROWEL_OK;
+}
+
 /* An entry name for section i: its symbol, made unique with "~i" when an
  * earlier section has the same name, "section-i" when it has none. */
-static trowel_status entry_name(trowel_archive *a, const groff_state *st, size_t i, char *out,
-                                size_t cap)
+static void entry_name(const groff_section *sec, size_t i, bool repeated, char *out, size_t cap)
 {
-    const groff_section *sec = &st->sections[i];
-    if (!sec->name || !sec->name[0]) {
+    if (!sec->name || !sec->name[0])
         snprintf(out, cap, "section-%zu", i);
-        return TROWEL_OK;
-    }
-    bool repeated = false;
-    for (size_t j = 0; j < i && !repeated; j++)
-        repeated = st->sections[j].name && strcmp(st->sections[j].name, sec->name) == 0;
-    if (repeated)
+    else if (repeated)
         snprintf(out, cap, "%.200s~%zu", sec->name, i);
     else
         snprintf(out, cap, "%.240s", sec->name);
-    (void)a;
-    return TROWEL_OK;
 }
 
 /* SCN saves: the Header section's SSaveHeader as save_header.* keys. */
@@ -352,30 +374,40 @@ static trowel_status add_info(trowel_archive *a, groff_state *st)
     return groff_grf_info(a);
 }
 
+static trowel_status add_entry(trowel_archive *a, const groff_state *st, size_t i, bool repeated)
+{
+    const groff_section *sec = &st->sections[i];
+    char name[256];
+    entry_name(sec, i, repeated, name, sizeof name);
+    trowel_entry e = {.name = name, .size = sec->size, .packed_size = sec->size,
+                      .offset = sec->offset, .method = "stored", .flags = sec->user_flags,
+                      .index = i};
+    trowel_props *extra = trowel_archive_add_entry(a, &e);
+    if (!extra)
+        return a->ctx->last_error.status;
+    const char *names[16];
+    size_t nf = user_flag_list(sec->user_flags, names);
+    trowel_status s;
+    if ((s = trowel_props_add_hex(extra, "flags", sec->user_flags)) ||
+        (s = trowel_props_add_list(extra, "flag_names", names, nf)) ||
+        (s = trowel_props_add_hex(extra, "handle", sec->handle)) ||
+        (s = trowel_props_add_hex(extra, "symbol_handle", sec->name_handle)))
+        return s;
+    if (sec->io_flags && (s = trowel_props_add_hex(extra, "io_flags", sec->io_flags)))
+        return s;
+    return TROWEL_OK;
+}
+
 static trowel_status add_entries(trowel_archive *a, groff_state *st)
 {
-    trowel_status s;
-    for (size_t i = 0; i < st->section_count; i++) {
-        const groff_section *sec = &st->sections[i];
-        char name[256];
-        entry_name(a, st, i, name, sizeof name);
-        trowel_entry e = {.name = name, .size = sec->size, .packed_size = sec->size,
-                          .offset = sec->offset, .method = "stored", .flags = sec->user_flags,
-                          .index = i};
-        trowel_props *extra = trowel_archive_add_entry(a, &e);
-        if (!extra)
-            return a->ctx->last_error.status;
-        const char *names[16];
-        size_t nf = user_flag_list(sec->user_flags, names);
-        if ((s = trowel_props_add_hex(extra, "flags", sec->user_flags)) ||
-            (s = trowel_props_add_list(extra, "flag_names", names, nf)) ||
-            (s = trowel_props_add_hex(extra, "handle", sec->handle)) ||
-            (s = trowel_props_add_hex(extra, "symbol_handle", sec->name_handle)))
-            return s;
-        if (sec->io_flags && (s = trowel_props_add_hex(extra, "io_flags", sec->io_flags)))
-            return s;
-    }
-    return TROWEL_OK;
+    bool *repeated = trowel_mem_calloc(a->ctx, st->section_count + 1u, sizeof *repeated);
+    if (!repeated)
+        return a->ctx->last_error.status;
+    trowel_status s = find_repeats(a->ctx, st, repeated);
+    for (size_t i = 0; s == TROWEL_OK && i < st->section_count; i++)
+        s = add_entry(a, st, i, repeated[i]);
+    trowel_mem_free(a->ctx, repeated);
+    return s;
 }
 
 static void groff_close(trowel_archive *a)
