@@ -23,7 +23,8 @@
 
 static void put32(uint8_t *p, uint32_t v)
 {
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 static void hand_groff(uint8_t f[HAND_SIZE])
@@ -317,5 +318,6 @@ static void test_detection(void)
 }
 
 TEST_MAIN(TEST(test_hand_made_file), TEST(test_gap_between_sections_fails_verify),
-          TEST(test_section_past_the_end), TEST(test_repeated_names), TEST(test_refusals), TEST(test_corpus_scn),
+          TEST(test_section_past_the_end), TEST(test_repeated_names), TEST(test_refusals),
+          TEST(test_corpus_scn),
           TEST(test_detection))

@@ -97,12 +97,14 @@ static size_t build(const world *w, uint8_t *file)
         at += (uint32_t)sec[i].n;
     for (int i = 0; i < S_COUNT; i++)
         symtab += 12 + (uint32_t)strlen(names[i]) + 1;
-    uint32_t header[12] = {0x0ACEBABE, at + symtab, S_COUNT, S_COUNT, symtab, at, 0, 0x0C, 10, 0, 0, 0};
+    uint32_t header[12] = {0x0ACEBABE, at + symtab, S_COUNT, S_COUNT, symtab, at,
+                           0,          0x0C,         10,      0,       0,      0};
     for (int i = 0; i < 12; i++)
         u32(&f, header[i]);
     at = data;
     for (int i = 0; i < S_COUNT; i++) {
-        uint32_t h[8] = {symbol_handle[i], 0, at, (uint32_t)sec[i].n, 0, 0, 0, 0x80000000u + (uint32_t)i};
+        uint32_t h[8] = {symbol_handle[i], 0, at, (uint32_t)sec[i].n,
+                         0, 0, 0, 0x80000000u + (uint32_t)i};
         for (int k = 0; k < 8; k++)
             u32(&f, h[k]);
         at += (uint32_t)sec[i].n;

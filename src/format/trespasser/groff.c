@@ -674,8 +674,10 @@ static trowel_status plan_symbols(trowel_ctx *ctx, const trowel_create_params *p
             return ctx->last_error.status;
         for (size_t i = 0; i < n; i++) {
             json_object *o = json_object_array_get_idx(syms, i), *v;
-            const char *name = json_object_object_get_ex(o, "name", &v) ? json_object_get_string(v) : NULL;
-            const char *hex = json_object_object_get_ex(o, "bytes", &v) ? json_object_get_string(v) : NULL;
+            const char *name =
+                json_object_object_get_ex(o, "name", &v) ? json_object_get_string(v) : NULL;
+            const char *hex =
+                json_object_object_get_ex(o, "bytes", &v) ? json_object_get_string(v) : NULL;
             if (!name)
                 return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                    "manifest symbol %zu has no name", i);

@@ -253,7 +253,8 @@ static trowel_status write_values(trowel_archive *a, const grf_region *g, trowel
     if (s == TROWEL_OK) {
         json_object *root = grf_values_json(&t);
         const char *text = json_object_to_json_string_ext(
-            root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+            root,
+            JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
         s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, "\n", 1);
@@ -489,8 +490,9 @@ static trowel_status add_surface(const mesh_job *j, const grf_material *m, uint3
     }
     /* Opacity 0 in the data means "not set" as often as "invisible". */
     float opacity = m->opacity > 0 && k < m->count ? m->opacity : 1.0f;
-    return trowel_mesh_add_material(j->mesh, name, rgb, opacity, texture && texture[0] ? texture : NULL,
-                                    index);
+    if (texture && !texture[0])
+        texture = NULL;
+    return trowel_mesh_add_material(j->mesh, name, rgb, opacity, texture, index);
 }
 
 /* Per object: mesh material index for each surface, made on first use. */

@@ -259,7 +259,9 @@ static json_object *value_json(const grf_values *t, const grf_value *v)
     json_object_object_add(o, "type", json_object_new_string(type_names[v->type & 7]));
     json_object_object_add(o, "scope", json_object_new_int(v->scope));
     switch (v->type) {
-    case GRF_VALUE_BOOL: json_object_object_add(o, "value", json_object_new_boolean(v->i != 0)); break;
+    case GRF_VALUE_BOOL:
+        json_object_object_add(o, "value", json_object_new_boolean(v->i != 0));
+        break;
     case GRF_VALUE_CHAR:
     case GRF_VALUE_INT: json_object_object_add(o, "value", json_object_new_int64(v->i)); break;
     case GRF_VALUE_FLOAT:
