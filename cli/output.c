@@ -125,6 +125,9 @@ void cli_print_prop_value(FILE *f, const trowel_prop *p)
     case TROWEL_VALUE_STRING_LIST:
         print_list(f, p);
         break;
+    case TROWEL_VALUE_DOUBLE:
+        fprintf(f, "%.9g", p->d);
+        break;
     }
 }
 

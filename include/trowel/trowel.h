@@ -267,7 +267,8 @@ typedef enum trowel_value_type {
     TROWEL_VALUE_UINT,
     TROWEL_VALUE_BOOL,
     TROWEL_VALUE_STRING,
-    TROWEL_VALUE_STRING_LIST
+    TROWEL_VALUE_STRING_LIST,
+    TROWEL_VALUE_DOUBLE
 } trowel_value_type;
 
 typedef struct trowel_prop {
@@ -279,8 +280,11 @@ typedef struct trowel_prop {
     const char *const *list;/* STRING_LIST */
     size_t list_len;
     unsigned hex : 1;       /* UINT: show as hex in text output */
+    double d;               /* DOUBLE (finite) */
 } trowel_prop;
 
+/* A key "group.name" is shown in JSON as "name" inside the object "group"
+ * (one level), so related header fields stay together. */
 /* Props belong to the archive or entry they came from. props may be NULL
  * (count 0). at: NULL past the end; find: NULL when the key is absent. */
 typedef struct trowel_props trowel_props;

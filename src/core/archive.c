@@ -334,15 +334,31 @@ static json_object *prop_to_json(const trowel_prop *p)
             json_object_array_add(arr, json_object_new_string(p->list[i]));
         return arr;
     }
+    case TROWEL_VALUE_DOUBLE: return json_object_new_double(p->d);
     }
     return NULL;
 }
 
+/* A key "group.name" goes into the object "group" as "name". */
 static void add_props(json_object *obj, const trowel_props *props, size_t skip)
 {
     for (size_t i = skip; i < trowel_props_count(props); i++) {
         const trowel_prop *p = trowel_props_at(props, i);
-        json_object_object_add(obj, p->key, prop_to_json(p));
+        const char *dot = strchr(p->key, '.');
+        if (!dot || dot == p->key || !dot[1]) {
+            json_object_object_add(obj, p->key, prop_to_json(p));
+            continue;
+        }
+        char group[64];
+        size_t n = (size_t)(dot - p->key) < sizeof group - 1 ? (size_t)(dot - p->key) : sizeof group - 1;
+        memcpy(group, p->key, n);
+        group[n] = 0;
+        json_object *g = NULL;
+        if (!json_object_object_get_ex(obj, group, &g) || !json_object_is_type(g, json_type_object)) {
+            g = json_object_new_object();
+            json_object_object_add(obj, group, g);
+        }
+        json_object_object_add(g, dot + 1, prop_to_json(p));
     }
 }
 

@@ -104,6 +104,7 @@ void trowel_props_free(trowel_props *p);
 trowel_status trowel_props_add_int(trowel_props *p, const char *key, int64_t v);
 trowel_status trowel_props_add_uint(trowel_props *p, const char *key, uint64_t v);
 trowel_status trowel_props_add_hex(trowel_props *p, const char *key, uint64_t v);
+trowel_status trowel_props_add_double(trowel_props *p, const char *key, double v);
 trowel_status trowel_props_add_bool(trowel_props *p, const char *key, bool v);
 trowel_status trowel_props_add_str(trowel_props *p, const char *key, const char *v);
 trowel_status trowel_props_add_list(trowel_props *p, const char *key, const char *const *v, size_t n);

@@ -6,6 +6,7 @@
 #include "core.h"
 #include "module.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -117,6 +118,15 @@ trowel_status trowel_props_add_int(trowel_props *p, const char *key, int64_t v)
     if (!it)
         return p->ctx->last_error.status;
     it->i = v;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_props_add_double(trowel_props *p, const char *key, double v)
+{
+    trowel_prop *it = append(p, key, TROWEL_VALUE_DOUBLE);
+    if (!it)
+        return p->ctx->last_error.status;
+    it->d = isfinite(v) ? v : 0.0; /* JSON has no NaN or infinity */
     return TROWEL_OK;
 }
 

@@ -8,6 +8,7 @@ extern const trowel_format trowel_format_szdd;
 extern const trowel_format trowel_format_spz;
 extern const trowel_format trowel_format_tres_wtd;
 extern const trowel_format trowel_format_tres_pid;
+extern const trowel_format trowel_format_groff;
 extern const trowel_format trowel_format_cine_part;
 extern const trowel_format trowel_format_cine_volcnf;
 extern const trowel_format trowel_format_vsif;
@@ -34,6 +35,7 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_spz,
     &trowel_format_tres_wtd,
     &trowel_format_tres_pid,
+    &trowel_format_groff,
     &trowel_format_cine_part,
     &trowel_format_cine_volcnf,
     &trowel_format_vsif,

@@ -89,7 +89,8 @@ static trowel_status grow_faces(trowel_mesh *m)
     if (m->face_count < m->face_cap)
         return TROWEL_OK;
     size_t cap = m->face_cap, c2 = m->face_cap;
-    trowel_status s = grow(m->ctx, (void **)&m->faces, &cap, m->face_count + 1, 3 * sizeof(uint32_t));
+    trowel_status s =
+        grow(m->ctx, (void **)&m->faces, &cap, m->face_count + 1, 3 * sizeof(uint32_t));
     if (s == TROWEL_OK)
         s = grow(m->ctx, (void **)&m->face_mat, &c2, m->face_count + 1, sizeof(uint32_t));
     if (s == TROWEL_OK)
