@@ -355,12 +355,23 @@ static trowel_status open_data(trowel_archive *a)
     trowel_ctx *ctx = a->ctx;
     trowel_reader whole;
     trowel_reader_init(&whole, ctx, st->files[FILE_DATA]);
-    block lecf;
-    trowel_status s = read_block(&whole, "the data file", &lecf);
+    uint8_t head[8];
+    trowel_status s = trowel_read_bytes(&whole, head, sizeof head);
     if (s != TROWEL_OK)
         return s;
-    if (strcmp(lecf.tag, "LECF") != 0)
+    if (memcmp(head, "LECF", 4) != 0)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "the data file does not start with LECF");
+    uint64_t size = (uint64_t)head[4] << 24 | (uint64_t)head[5] << 16 | (uint64_t)head[6] << 8 |
+                    head[7];
+    uint64_t file = trowel_reader_size(&whole);
+    if (size < 8 || size > file) { /* cut (or lying): read what is there */
+        trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 0,
+                    "LECF declares %llu bytes but the data file has %llu",
+                    (unsigned long long)size, (unsigned long long)file);
+        structure_problem(a);
+        size = file;
+    }
+    block lecf = {"LECF", 0, size};
     trowel_reader r;
     if ((s = block_contents(ctx, st->files[FILE_DATA], &lecf, &r)) != TROWEL_OK)
         return s;
@@ -604,9 +615,11 @@ static void verify_index(trowel_archive *a)
             if (!right) {
                 trowel_fail(ctx, TROWEL_ERR_VERIFY, dir->at,
                             "%s: resource %u points at 0x%llx in room %d, where %s%s starts, "
-                            "not %s",
+                            "not %s%s%s",
                             numbered[d].dir, i, (unsigned long long)off, room,
-                            tag ? "block " : "no block", tag ? tag : "", numbered[d].tags[0]);
+                            tag ? "block " : "no block", tag ? tag : "", numbered[d].tags[0],
+                            numbered[d].tags[1] ? " or " : "",
+                            numbered[d].tags[1] ? numbered[d].tags[1] : "");
                 trowel_archive_report(a);
             }
         }
