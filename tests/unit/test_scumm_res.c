@@ -168,6 +168,10 @@ static void test_scumm_res_v7_index_serves_data_through_hook(void)
         REQUIRE(akos != SIZE_MAX);
         CHECK_EQ_U64(trowel_archive_entry(a, akos)->offset, 0x14659);
         CHECK(entry_equals(ctx, a, akos, &santa));
+        const trowel_prop *number = trowel_props_find(trowel_archive_entry(a, akos)->extra, "number");
+        CHECK(number && number->u == 2);
+        const trowel_prop *room = trowel_props_find(trowel_archive_entry(a, akos)->extra, "room");
+        CHECK(room && room->u == 2);
         CHECK(find_entry(a, "room01/akos001.akos") != SIZE_MAX);
         CHECK(trowel_archive_verify(a, NULL, NULL) == TROWEL_OK);
         uint8_t rgb[768];

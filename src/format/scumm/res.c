@@ -345,6 +345,8 @@ static trowel_status open_lflf(trowel_archive *a, const block *lflf, unsigned or
             snprintf(name, sizeof name, "%s/%s-%06llx.%s", folder, low, (unsigned long long)b.off,
                      low);
         s = add(a, &b, name, FILE_DATA, number, room_entry);
+        if (s == TROWEL_OK && n >= 0) /* the resource number the index gives it */
+            s = trowel_props_add_uint(a->entry_extra[a->entry_count - 1], "number", (uint64_t)n);
     }
     return s;
 }
