@@ -363,8 +363,114 @@ static void test_scumm_res_hostile_files_fail_clearly(void)
     free(data.data);
 }
 
+/* ------------------------------------------------------- a v5 game */
+
+typedef struct buf {
+    uint8_t data[2048];
+    size_t len;
+} buf;
+
+static void put(buf *b, const void *p, size_t n)
+{
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+static void put_le(buf *b, uint32_t v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint8_t c = (uint8_t)(v >> (8 * i));
+        put(b, &c, 1);
+    }
+}
+
+/* Starts a block: returns where its size goes, filled by end_block. */
+static size_t begin_block(buf *b, const char *tag)
+{
+    put(b, tag, 4);
+    b->len += 4;
+    return b->len - 8;
+}
+
+static void end_block(buf *b, size_t at)
+{
+    uint32_t size = (uint32_t)(b->len - at);
+    b->data[at + 4] = (uint8_t)(size >> 24);
+    b->data[at + 5] = (uint8_t)(size >> 16);
+    b->data[at + 6] = (uint8_t)(size >> 8);
+    b->data[at + 7] = (uint8_t)size;
+}
+
+/* A v5 pair built here, XORed: room 3 with a CLUT, costume 1 beside it. */
+static void test_scumm_res_v5_clut_palette(void)
+{
+    buf data = {.len = 0}, index = {.len = 0};
+    size_t lecf = begin_block(&data, "LECF");
+    size_t loff = begin_block(&data, "LOFF");
+    uint8_t one_room[] = {1, 3};
+    put(&data, one_room, 2);
+    size_t room_offset_at = data.len;
+    put_le(&data, 0, 4);
+    end_block(&data, loff);
+    size_t lflf = begin_block(&data, "LFLF");
+    size_t room = begin_block(&data, "ROOM");
+    size_t clut = begin_block(&data, "CLUT");
+    for (int i = 0; i < 256; i++) {
+        uint8_t rgb[3] = {(uint8_t)i, (uint8_t)(255 - i), (uint8_t)(i * 7)};
+        put(&data, rgb, 3);
+    }
+    end_block(&data, clut);
+    end_block(&data, room);
+    size_t cost = begin_block(&data, "COST");
+    put(&data, "\x10\x00\x00\x00\x03\x58", 6);
+    end_block(&data, cost);
+    end_block(&data, lflf);
+    end_block(&data, lecf);
+    for (int i = 0; i < 4; i++)
+        data.data[room_offset_at + (size_t)i] = (uint8_t)(room >> (8 * i));
+    size_t rnam = begin_block(&index, "RNAM");
+    put(&index, "", 1);
+    end_block(&index, rnam);
+    size_t dcos = begin_block(&index, "DCOS");
+    put_le(&index, 2, 2);
+    uint8_t rooms[] = {0, 3};
+    put(&index, rooms, 2);
+    put_le(&index, 0, 4);
+    put_le(&index, (uint32_t)(cost - room), 4);
+    end_block(&index, dcos);
+    uint8_t want[768];
+    memcpy(want, data.data + clut + 8, 768);
+    for (size_t i = 0; i < data.len; i++)
+        data.data[i] ^= 0x69;
+    for (size_t i = 0; i < index.len; i++)
+        index.data[i] ^= 0x69;
+
+    bytes d = {data.data, data.len}, x = {index.data, index.len};
+    trowel_ctx *ctx = trowel_ctx_new();
+    served sv = {"MONKEY2.000", &x, 0, "", ""};
+    trowel_input *in;
+    trowel_status st;
+    trowel_archive *a = open_served(ctx, &d, "MONKEY2.001", &sv, &in, &st);
+    CHECK(st == TROWEL_OK);
+    if (a) {
+        CHECK_STR(trowel_archive_filter_id(a, 0), "xor69");
+        CHECK_EQ_U64(trowel_props_find(trowel_archive_info(a), "version")->u, 5);
+        size_t c = find_entry(a, "room03/cost001.cost");
+        REQUIRE(c != SIZE_MAX);
+        CHECK_EQ_U64(trowel_archive_entry(a, c)->offset, cost);
+        uint8_t rgb[768];
+        CHECK(trowel_scumm_room_palette(a, c, rgb) == TROWEL_OK);
+        CHECK(memcmp(rgb, want, 768) == 0);
+        CHECK(trowel_archive_verify(a, NULL, NULL) == TROWEL_OK);
+    }
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+}
+
 TEST_MAIN(TEST(test_scumm_res_v6_data_through_xor_filter_names_costumes),
           TEST(test_scumm_res_v7_index_serves_data_through_hook),
           TEST(test_scumm_res_default_sibling_ignores_case),
           TEST(test_filters_peel_szdd_then_xor),
-          TEST(test_scumm_res_hostile_files_fail_clearly))
+          TEST(test_scumm_res_hostile_files_fail_clearly),
+          TEST(test_scumm_res_v5_clut_palette))
