@@ -403,10 +403,12 @@ static json_object *archive_to_json(const trowel_archive *a, unsigned what)
     add_props(o, a->info, 0);
     if (what & TROWEL_JSON_INFO) {
         json_object_object_add(o, "file_size", json_object_new_uint64(trowel_input_size(a->raw_in)));
-        json_object *filters = json_object_new_array();
+        /* Only when a wrapper was peeled, so plain files keep their JSON. */
+        json_object *filters = a->filter_count ? json_object_new_array() : NULL;
         for (size_t i = 0; i < a->filter_count; i++)
             json_object_array_add(filters, json_object_new_string(a->filter_ids[i]));
-        json_object_object_add(o, "filters", filters);
+        if (filters)
+            json_object_object_add(o, "filters", filters);
         json_object_object_add(o, "entry_count", json_object_new_uint64(a->entry_count));
     }
     if (what & TROWEL_JSON_ENTRIES) {

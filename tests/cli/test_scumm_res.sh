@@ -20,6 +20,10 @@ assert_contains "info v7: version" "$OUT" "  version: 7"
 run "$TROWEL" info -t scumm-res "$OQ/tentacle.000"
 assert_eq "info -t scumm-res keeps the filter" "$OQ/tentacle.000: xor69 → scumm-res" \
     "$(printf '%s\n' "$OUT" | head -1)"
+run "$TROWEL" info --json "$OQ/tentacle.001"
+assert_contains "info --json v6: the filters array" "$(printf '%s' "$OUT" | tr -d ' \n')" '"filters":["xor69"]'
+run "$TROWEL" info --json "$R7/scummc7.001"
+assert_not_contains "info --json of a plain file: no filters key" "$OUT" '"filters"'
 run "$TROWEL" info -t cine-part "$OQ/tentacle.000"
 assert_rc "info -t another format: not peeled, refused" 1
 
