@@ -9,7 +9,10 @@
 static void print_info_text(const char *path, const trowel_archive *a)
 {
     cli_put_safe(stdout, cli_display_name(path));
-    printf(": %s\n", trowel_format_id(trowel_archive_format(a)));
+    fputs(": ", stdout);
+    for (size_t i = 0; i < trowel_archive_filter_count(a); i++) /* the wrappers peeled */
+        printf("%s \u2192 ", trowel_archive_filter_id(a, i));
+    printf("%s\n", trowel_format_id(trowel_archive_format(a)));
     const trowel_props *props = trowel_archive_info(a);
     for (size_t i = 0; i < trowel_props_count(props); i++) {
         const trowel_prop *p = trowel_props_at(props, i);

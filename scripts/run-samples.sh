@@ -14,6 +14,9 @@
 #                 back to the same WTD bits; an SPZ page file round trip
 #                 a GROFF scene made, listed, rebuilt from extract --manifest;
 #                 a GRF world (tests/tools/make_grf.py) to JSON, OBJ, GLB
+#   SCUMM         a tiny hand-built game (scripts/make-scumm-sample.sh, XORed
+#                 like v5/v6): info shows the xor69 filter, list, verify,
+#                 extract from the index with the data file found beside it
 # Every step checks its result; the script stops at the first failure.
 # Usage: scripts/run-samples.sh [BUILD-DIR] (default build; samples go to
 # BUILD-DIR/samples, or to $TROWEL_SAMPLES when set: tests/cli uses that).
@@ -288,6 +291,18 @@ if command -v python3 >/dev/null; then
   made tres/world.grf tres/world-placements.json tres/world.obj tres/world.mtl tres/world.glb
 fi
 
+# --------------------------------------------------------------- SCUMM
+section "SCUMM: index and data files (XORed), found as siblings"
+mkdir -p scumm
+"$here/scripts/make-scumm-sample.sh" scumm/MINI xor
+show "$trowel" info scumm/MINI.001
+show "$trowel" list -l scumm/MINI.000
+show "$trowel" verify scumm/MINI.000
+show "$trowel" extract -C scumm/out scumm/MINI.000
+[ "$(head -c 4 scumm/out/room01/cost001.cost)" = COST ] # written decrypted
+[ "$("$trowel" info --json scumm/MINI.001 | grep -cx '    "xor69"')" = 1 ] # in "filters"
+made scumm/MINI.000 scumm/MINI.001 scumm/out
+
 # -------------------------------------------------------------- summary
 section "Summary"
 printf 'Samples made in %s:\n' "${samples#"$here"/}"
@@ -309,4 +324,6 @@ printf 'Trespasser: a 100x60 height map -> hills.wtd (%s bytes) -> PNG/OBJ/GLB, 
 printf 'Cinematique: 8 assets converted to PNG/WAV/JSON, packed into 2 part files and VOL.CNF\n'
 printf 'Trespasser: a GROFF scene rebuilt from its sections; a GRF world to placements, OBJ + MTL and GLB\n'
 printf '%s\n' "$peer_note"
+printf 'SCUMM: a 1-room game read through the xor69 filter, %s blocks extracted decrypted\n' \
+  "$(find scumm/out -type f | wc -l | tr -d ' ')"
 printf 'Every sample read back to identical bytes.\n'

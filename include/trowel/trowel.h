@@ -155,6 +155,32 @@ void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, voi
 typedef void (*trowel_temp_fn)(void *user, int dirfd, const char *name, bool live);
 void trowel_ctx_set_temp_handler(trowel_ctx *ctx, trowel_temp_fn fn, void *user);
 
+typedef struct trowel_input trowel_input;
+
+/* How formats open files other than the one they read: a sibling beside
+ * the archive (the volumes VOL.CNF lists, a SCUMM index's data file) or a
+ * file an option names (-O palette=FILE, --names LIST, -O base=OLD).
+ * base is the name of the input the sibling belongs to (as given to
+ * trowel_input_open_file or _memory), or NULL when name is a path from an
+ * option; name is as the format found it (a DOS name may differ in case).
+ * The hook sets *out to an input opened on ctx, which the library closes
+ * with trowel_input_close, and returns TROWEL_OK; or returns a failure
+ * (TROWEL_ERR_IO for "not there"), with trowel_ctx_last_error set if it
+ * has more to say (else the library names the file). It is called on the
+ * calling thread, during a library call, with user passed back. */
+typedef trowel_status (*trowel_open_fn)(void *user, trowel_ctx *ctx, const char *base,
+                                        const char *name, trowel_input **out);
+/* Serves every sibling and option-named file through fn instead of the
+ * file system (fn NULL: back to the default, trowel_open_beside). A hook
+ * may call trowel_open_beside for names it does not serve itself. */
+void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user);
+/* The default: with base, name in base's folder (the folder part of base,
+ * or the current folder), and if no file has exactly that name, the one
+ * whose name matches it without regard to ASCII case (DOS names); without
+ * base, name as a path. TROWEL_ERR_IO when there is none. */
+trowel_status trowel_open_beside(trowel_ctx *ctx, const char *base, const char *name,
+                                 trowel_input **out);
+
 /* The detail of the last failure on this context; owned by the context,
  * valid until its next call that fails or clears it. Never NULL. */
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
@@ -164,8 +190,7 @@ void trowel_ctx_clear_error(trowel_ctx *ctx);
 /* ----------------------------------------------------------------- input */
 
 /* A read-only source of bytes: a file (read with pread, never mapped, never
- * modified) or a caller's memory. */
-typedef struct trowel_input trowel_input;
+ * modified) or a caller's memory. (Declared above, with the open hook.) */
 
 /* Opens path for reading (TROWEL_ERR_IO when it cannot be opened). The
  * input keeps the file open until trowel_input_close. */
@@ -336,7 +361,8 @@ typedef struct trowel_option_info {
  * NULL. */
 const trowel_option_info *trowel_format_option_at(const trowel_format *f, size_t index);
 
-/* Asks every format to bid for the input; the highest bid wins. Returns
+/* Asks every format to bid for the input as it is (no filters: see
+ * trowel_archive_open); the highest bid wins. Returns
  * TROWEL_ERR_UNSUPPORTED when no format recognises it. bid may be NULL.
  * Reads the input only; *out is a static format. */
 trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_format **out, int *bid);
@@ -362,9 +388,24 @@ typedef struct trowel_archive trowel_archive;
 
 /* Parses the input's header and directory (entries are decoded only when
  * read). fmt NULL: detect. The input must outlive the archive; the archive
- * uses the context it was opened with. */
+ * uses the context it was opened with.
+ *
+ * Input filters come first: a wrapper that hides a format (SCUMM's XOR
+ * 0x69, an SZDD file around a format trowel knows) is peeled, up to four
+ * deep, and the format reads what it hid. Without fmt a filter is kept
+ * only when some format bids at least a magic number's worth on the peeled
+ * bytes, so a wrapper around nothing known stays what it is (an SZDD file
+ * of unknown content opens as szdd, as before). With fmt, the input is
+ * read as fmt: through the filters whose peeled bytes fmt recognises if
+ * there are any, else as it is (so -t szdd still opens an SZDD-wrapped
+ * file as szdd). The peeled bytes live with the archive (a virtual input
+ * for XOR, counted memory for SZDD) and go when it is closed. */
 trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
                                   trowel_archive **out);
+/* The filters peeled to reach the format, outermost first ("xor69",
+ * "szdd"): count 0 for a plain file; id NULL past the end. */
+size_t trowel_archive_filter_count(const trowel_archive *a);
+const char *trowel_archive_filter_id(const trowel_archive *a, size_t index);
 /* Frees the archive, its entries and props (NULL: nothing); not the input. */
 void trowel_archive_close(trowel_archive *a);
 

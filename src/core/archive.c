@@ -3,6 +3,7 @@
  * parts of verify, manifest, create and convert that every format shares.
  * Format modules only parse and build; this file owns the bookkeeping.
  */
+#include "filter.h"
 #include "module.h"
 #include "sink.h"
 
@@ -153,23 +154,28 @@ void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 
 /* ----------------------------------------------------------- open, close */
 
-trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
-                                  trowel_archive **out)
+/* Opens peeled (what the chain's filters made of in, or in itself) as fmt;
+ * the archive takes the chain's inputs over, on failure too. */
+static trowel_status open_through(trowel_ctx *ctx, trowel_input *in, trowel_chain *chain,
+                                  const trowel_format *fmt, trowel_archive **out)
 {
     *out = NULL;
-    trowel_ctx_clear_error(ctx);
-    trowel_set_entry(ctx, NULL);
-    if (!fmt) {
-        trowel_status s = trowel_detect(ctx, in, &fmt, NULL);
-        if (s != TROWEL_OK)
-            return s;
-    }
     trowel_archive *a = trowel_mem_calloc(ctx, 1, sizeof *a);
-    if (!a)
+    if (!a) {
+        if (chain)
+            trowel_chain_close(chain);
         return ctx->last_error.status;
+    }
     a->ctx = ctx;
     a->in = in;
+    a->raw_in = in;
     a->fmt = fmt;
+    for (size_t i = 0; chain && i < chain->count; i++) {
+        a->filter_ids[i] = chain->filters[i]->id;
+        a->filter_inputs[i] = chain->inputs[i];
+        a->in = chain->inputs[i];
+    }
+    a->filter_count = chain ? chain->count : 0;
     a->info = trowel_props_new(ctx);
     a->strings = trowel_props_new(ctx);
     if (!a->info || !a->strings) {
@@ -177,7 +183,7 @@ trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowe
         return ctx->last_error.status;
     }
     trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
+    trowel_reader_init(&r, ctx, a->in);
     const char *purpose = trowel_mem_purpose(ctx, "reading the archive's directory");
     trowel_status s = fmt->open(a, &r);
     trowel_mem_purpose(ctx, purpose);
@@ -187,6 +193,34 @@ trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowe
     }
     *out = a;
     return TROWEL_OK;
+}
+
+trowel_status trowel_archive_open_as(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                    trowel_archive **out)
+{
+    return open_through(ctx, in, NULL, fmt, out);
+}
+
+trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                  trowel_archive **out)
+{
+    *out = NULL;
+    trowel_ctx_clear_error(ctx);
+    trowel_set_entry(ctx, NULL);
+    trowel_chain chain;
+    const char *purpose = trowel_mem_purpose(ctx, "peeling the input's wrappers");
+    trowel_status s = trowel_detect_chain(ctx, in, fmt, &chain);
+    trowel_mem_purpose(ctx, purpose);
+    if (s != TROWEL_OK)
+        return s;
+    return open_through(ctx, in, &chain, chain.fmt, out);
+}
+
+size_t trowel_archive_filter_count(const trowel_archive *a) { return a->filter_count; }
+
+const char *trowel_archive_filter_id(const trowel_archive *a, size_t i)
+{
+    return i < a->filter_count ? a->filter_ids[i] : NULL;
 }
 
 void trowel_archive_close(trowel_archive *a)
@@ -202,6 +236,8 @@ void trowel_archive_close(trowel_archive *a)
     trowel_props_free(a->info);
     trowel_props_free(a->strings);
     trowel_mem_free(a->ctx, a->size_before);
+    for (size_t i = a->filter_count; i-- > 0;) /* innermost first */
+        trowel_input_close(a->filter_inputs[i]);
     trowel_mem_free(a->ctx, a);
 }
 
@@ -382,7 +418,13 @@ static json_object *archive_to_json(const trowel_archive *a, unsigned what)
     /* "format" and "version" come first from the format's own info list. */
     add_props(o, a->info, 0);
     if (what & TROWEL_JSON_INFO) {
-        json_object_object_add(o, "file_size", json_object_new_uint64(trowel_input_size(a->in)));
+        json_object_object_add(o, "file_size", json_object_new_uint64(trowel_input_size(a->raw_in)));
+        /* Only when a wrapper was peeled, so plain files keep their JSON. */
+        json_object *filters = a->filter_count ? json_object_new_array() : NULL;
+        for (size_t i = 0; i < a->filter_count; i++)
+            json_object_array_add(filters, json_object_new_string(a->filter_ids[i]));
+        if (filters)
+            json_object_object_add(o, "filters", filters);
         json_object_object_add(o, "entry_count", json_object_new_uint64(a->entry_count));
     }
     if (what & TROWEL_JSON_ENTRIES) {

@@ -208,6 +208,54 @@ static trowel_status read_fully(trowel_input *in, uint64_t off, uint8_t *dst, si
     return TROWEL_OK;
 }
 
+/* Bytes [off, off + n) of a file or XOR input, from their source. */
+static trowel_status fetch(trowel_input *in, uint64_t off, uint8_t *dst, size_t n)
+{
+    if (!in->under)
+        return read_fully(in, off, dst, n);
+    trowel_status s = trowel_input_copy(in->under, off, dst, n);
+    for (size_t i = 0; s == TROWEL_OK && i < n; i++)
+        dst[i] ^= in->xor_key;
+    return s;
+}
+
+trowel_status trowel_input_open_xor(trowel_ctx *ctx, trowel_input *under, uint8_t key,
+                                    trowel_input **out)
+{
+    *out = NULL;
+    trowel_input *in = new_input(ctx, under->name);
+    if (!in)
+        return ctx->last_error.status;
+    in->under = under;
+    in->xor_key = key;
+    in->size = under->size;
+    const char *purpose = trowel_mem_purpose(ctx, "the XOR filter's read buffer");
+    in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
+    trowel_mem_purpose(ctx, purpose);
+    if (!in->cache) {
+        trowel_input_close(in);
+        return ctx->last_error.status;
+    }
+    *out = in;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t size,
+                                        const char *name, trowel_input **out)
+{
+    *out = NULL;
+    trowel_input *in = new_input(ctx, name);
+    if (!in) {
+        trowel_mem_free(ctx, data);
+        return ctx->last_error.status;
+    }
+    in->cache = data; /* freed at close */
+    in->mem = data ? data : (const uint8_t *)"";
+    in->size = size;
+    *out = in;
+    return TROWEL_OK;
+}
+
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n)
 {
     /* Callers (the reader) have checked off + n <= size. */
@@ -220,7 +268,7 @@ trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_
         return TROWEL_OK;
     }
     if (n >= INPUT_CACHE_SIZE / 2)
-        return read_fully(in, off, dst, n);
+        return fetch(in, off, dst, n);
     const uint8_t *p;
     size_t got;
     trowel_status s = trowel_input_span(in, off, n, &p, &got);
@@ -240,7 +288,7 @@ static bool load_whole(trowel_input *in)
         return false;
     trowel_error saved = ctx->last_error;
     uint8_t *all = trowel_mem_alloc(ctx, in->size ? (size_t)in->size : 1);
-    if (!all || read_fully(in, 0, all, (size_t)in->size) != TROWEL_OK) {
+    if (!all || fetch(in, 0, all, (size_t)in->size) != TROWEL_OK) {
         trowel_mem_free(ctx, all);
         ctx->last_error = saved; /* the window still works */
         return false;
@@ -277,7 +325,7 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
         uint64_t left = in->size - off;
         size_t fill = left < INPUT_CACHE_SIZE ? (size_t)left : INPUT_CACHE_SIZE;
         in->cache_len = 0;
-        trowel_status s = read_fully(in, off, in->cache, fill);
+        trowel_status s = fetch(in, off, in->cache, fill);
         if (s != TROWEL_OK)
             return s;
         in->cache_off = off;

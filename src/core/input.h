@@ -18,7 +18,19 @@ struct trowel_input {
     unsigned refills;   /* file input: times the cache window has moved */
     uint8_t *window;    /* file input read whole: the old window, kept until
                          * close so that no span handed out dangles */
+    trowel_input *under; /* XOR input: the input it reads (not owned), or NULL */
+    uint8_t xor_key;     /* XOR input: every byte of under XORed with this */
 };
+
+/* A virtual input that reads under's bytes XORed with key as it goes (no
+ * copy of the whole; a 256 KiB window, or the whole when small and read
+ * back and forth). under must outlive it. Name and size are under's. */
+trowel_status trowel_input_open_xor(trowel_ctx *ctx, trowel_input *under, uint8_t key,
+                                    trowel_input **out);
+/* A memory input that takes over data (trowel_mem_alloc'ed on ctx) and
+ * frees it at close; on failure data is freed too. */
+trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t size,
+                                        const char *name, trowel_input **out);
 
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);

@@ -97,9 +97,16 @@ typedef trowel_status (*trowel_buffer_encoder)(trowel_ctx *ctx, const uint8_t *d
 trowel_status trowel_codec_compress_whole(trowel_ctx *ctx, trowel_reader *in, trowel_sink *out,
                                           trowel_buffer_encoder encode);
 
+/* The longest chain of input filters tried (a wrapper inside a wrapper). */
+#define TROWEL_FILTER_DEPTH 4
+
 struct trowel_archive {
     trowel_ctx *ctx;
-    trowel_input *in;
+    trowel_input *in;     /* what the format reads: the last filter's output, or raw_in */
+    trowel_input *raw_in; /* the caller's input */
+    const char *filter_ids[TROWEL_FILTER_DEPTH];          /* filters peeled, outermost first */
+    trowel_input *filter_inputs[TROWEL_FILTER_DEPTH];     /* what each peeled; closed with the archive */
+    size_t filter_count;
     const trowel_format *fmt;
     trowel_props *info;
     trowel_entry *entries;
@@ -116,6 +123,20 @@ struct trowel_archive {
     void *report_user;
     size_t problems;
 };
+
+/* Opens in as fmt exactly: no filters, no detection (a filter that reads
+ * its wrapper with a format uses it, so that it does not peel itself). */
+trowel_status trowel_archive_open_as(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                     trowel_archive **out);
+
+/* Opens a file related to the one being read, through the context's open
+ * hook (trowel_ctx_set_open_hook) or the default: base is the name of the
+ * input the name is relative to (a sibling: in its folder, matched without
+ * regard to case if the exact name is absent), or NULL for a path named by
+ * an option (-O palette=FILE, --names LIST), opened as given. The caller
+ * closes *out. Fails with TROWEL_ERR_IO and a message naming name. */
+trowel_status trowel_open_related(trowel_ctx *ctx, const char *base, const char *name,
+                                  trowel_input **out);
 
 /* Adds an entry (strings copied) and returns its extra-property list, into
  * which the format may add keys; NULL with an error set on failure. */

@@ -14,11 +14,13 @@ assert_eq "make run: nothing on stderr but name counts" "" \
 assert_contains "make run: the merged image names recovered" "$ERR" \
   "valve/merged.image: 4 of 4 names recovered"
 for f in szdd/MANUAL.TX_ valve/scenes.image valve/merged.image cine/png/room.png \
-    cine/wav/boom.wav cine/json/fw-save.json cine/vol/VOL.CNF; do
+    cine/wav/boom.wav cine/json/fw-save.json cine/vol/VOL.CNF scumm/MINI.000 scumm/MINI.001; do
     assert_contains "summary lists $f" "$OUT" "  $f "
     assert_file_exists "$f made" "samples/$f"
 done
 assert_contains "summary: the merge" "$OUT" "1 edited + 1 new merged (4 scenes)"
+assert_contains "summary: the SCUMM sample" "$OUT" "SCUMM: a 1-room game read through the xor69 filter, 12 blocks extracted decrypted"
+assert_contains "make run: info shows the filter chain" "$OUT" "scumm/MINI.001: xor69 → scumm-res"
 assert_contains "summary: all read back" "$OUT" "Every sample read back to identical bytes."
 if [ -x /usr/games/scummvm-tools-cli ] || have_cmd scummvm-tools-cli; then
     assert_contains "extract_cine read the part files" "$OUT" "read PART01 and VOL.CNF back"

@@ -122,7 +122,7 @@ static inline trowel_status cine_palette_from_file(trowel_ctx *ctx, const char *
                                                    trowel_palette *p)
 {
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_open_related(ctx, NULL, path, &in); /* through the open hook */
     if (s != TROWEL_OK) /* the message must blame the palette, not the input */
         return trowel_fail(ctx, s, TROWEL_NO_OFFSET, "palette=%s: %s", path,
                            ctx->last_error.message);

@@ -20,8 +20,8 @@
  * Entries are the listed resource files, named VOLUME/NAME so that a name
  * listed in two volumes stays two entries and extraction writes
  * DIR/VOLUME/NAME. Their bytes come from the volume's part file BESIDE
- * VOL.CNF (same folder; the name as listed, else in upper or lower case),
- * opened through the library's cine-part format; list shows sizes where the
+ * VOL.CNF (same folder; the name as listed, else any case), found through
+ * the context's open hook and read with the library's cine-part format; list shows sizes where the
  * volume is there. create builds VOL.CNF from part files (-O names=11|13,
  * -O compress=1, -O disk=N).
  */
@@ -62,7 +62,7 @@ typedef struct vol_state {
     size_t *entry_volume; /* per entry: its volume */
     char **file_names;    /* per entry: the name inside the volume */
     size_t entry_count;
-    char *folder;         /* where VOL.CNF is, "" for the current folder */
+    char *base;           /* VOL.CNF's input name: volumes are its siblings */
 } vol_state;
 
 
@@ -276,18 +276,6 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
 
 /* ---------------------------------------------------------- volumes */
 
-static char *folder_of(trowel_ctx *ctx, const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    size_t n = slash ? (size_t)(slash - path) + 1 : 0;
-    char *f = trowel_mem_alloc(ctx, n + 1);
-    if (f) {
-        memcpy(f, path, n);
-        f[n] = '\0';
-    }
-    return f;
-}
-
 /* The warning handler while a volume opens: its warnings name it. */
 typedef struct volume_warnings {
     trowel_warning_fn fn;
@@ -324,22 +312,10 @@ static trowel_status open_volume(trowel_ctx *ctx, const vol_state *st, vol_volum
     v->tried = true;
     v->failed = TROWEL_ERR_IO;
     snprintf(v->why, sizeof v->why, "volume %s is not beside VOL.CNF", v->name);
-    char names[3][VOL_NAME_FIELD + 1];
-    snprintf(names[0], sizeof names[0], "%s", v->name);
-    for (size_t i = 0; i <= strlen(v->name); i++) {
-        names[1][i] = (char)toupper((unsigned char)v->name[i]);
-        names[2][i] = (char)tolower((unsigned char)v->name[i]);
-    }
     const trowel_format *part = trowel_format_find("cine-part");
-    for (int k = 0; k < 3 && part; k++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s%s", st->folder, names[k]);
-        trowel_input *in;
-        trowel_error saved = ctx->last_error;
-        if (trowel_input_open_file(ctx, path, &in) != TROWEL_OK) {
-            ctx->last_error = saved;
-            continue;
-        }
+    trowel_input *in;
+    trowel_error saved = ctx->last_error;
+    if (part && trowel_open_related(ctx, st->base, v->name, &in) == TROWEL_OK) {
         trowel_archive *pa;
         trowel_status s = open_part_naming_volume(ctx, in, part, v->name, &pa);
         if (s != TROWEL_OK) {
@@ -352,6 +328,7 @@ static trowel_status open_volume(trowel_ctx *ctx, const vol_state *st, vol_volum
         v->part = pa;
         return TROWEL_OK;
     }
+    ctx->last_error = saved;
     return trowel_fail(ctx, v->failed, TROWEL_NO_OFFSET, "%s", v->why);
 }
 
@@ -467,8 +444,8 @@ static trowel_status vol_open(trowel_archive *a, trowel_reader *r)
     if (!st)
         return ctx->last_error.status;
     a->priv = st;
-    st->folder = folder_of(ctx, trowel_input_name(a->in));
-    if (!st->folder)
+    st->base = trowel_mem_strdup(ctx, trowel_input_name(a->in));
+    if (!st->base)
         return ctx->last_error.status;
     bool compressed;
     uint8_t *body;
@@ -547,7 +524,7 @@ static void vol_close(trowel_archive *a)
     trowel_mem_free(a->ctx, st->file_names);
     trowel_mem_free(a->ctx, st->entry_volume);
     trowel_mem_free(a->ctx, st->volumes);
-    trowel_mem_free(a->ctx, st->folder);
+    trowel_mem_free(a->ctx, st->base);
     trowel_mem_free(a->ctx, st);
 }
 

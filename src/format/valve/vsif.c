@@ -843,7 +843,7 @@ static trowel_status names_from_list(namer *nm, const char *path)
 {
     trowel_ctx *ctx = nm->a->ctx;
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_open_related(ctx, NULL, path, &in); /* through the open hook */
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;
@@ -1410,7 +1410,7 @@ static trowel_status add_base(builder *b, const trowel_create_params *p, const c
                               const uint32_t *crcs, size_t ncrcs, bool version_given)
 {
     trowel_ctx *ctx = b->ctx;
-    trowel_status s = trowel_input_open_file(ctx, path, &b->base_in);
+    trowel_status s = trowel_open_related(ctx, NULL, path, &b->base_in); /* the open hook */
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;

@@ -1,0 +1,196 @@
+/*
+ * Input filters and the detection that peels them (see filter.h).
+ *
+ * xor69: SCUMM v5/v6 index and data files (and v4 .LEC) are XORed with
+ *   0x69 over every byte; v7/v8 are plain. The filter bids only when the
+ *   first eight bytes, XORed, are a SCUMM file's first block: the tag that
+ *   starts a data file (LECF) or an index (RNAM, MAXS) and a big-endian
+ *   size that fits the file. It reads through a virtual input that XORs
+ *   as it reads (input.c), so nothing is copied whole.
+ * szdd: MS COMPRESS.EXE's wrapper (Trespasser's .grf worlds). Peeling means
+ *   decoding: the szdd format (src/format/trespasser/szdd.c) reads its one
+ *   entry into counted memory, so its header checks and the LZSS codec are
+ *   the ones `trowel extract` uses. An SZDD file whose content no format
+ *   recognises stays the szdd archive it always was.
+ */
+#include "filter.h"
+#include "input.h"
+#include "sink.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- xor69 */
+
+static bool is_scumm_first_tag(const uint8_t tag[4])
+{
+    static const char *const first[] = {"LECF", "RNAM", "MAXS"};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+        if (memcmp(tag, first[i], 4) == 0)
+            return true;
+    return false;
+}
+
+static int xor69_bid(trowel_reader *r)
+{
+    uint8_t head[8];
+    if (trowel_read_bytes(r, head, sizeof head) != TROWEL_OK)
+        return TROWEL_BID_NONE;
+    for (size_t i = 0; i < sizeof head; i++)
+        head[i] ^= 0x69;
+    uint32_t size = (uint32_t)head[4] << 24 | (uint32_t)head[5] << 16 | (uint32_t)head[6] << 8 |
+                    head[7];
+    if (!is_scumm_first_tag(head) || size < 8 || size > trowel_reader_size(r))
+        return TROWEL_BID_NONE;
+    return TROWEL_BID_MAGIC;
+}
+
+static trowel_status xor69_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out)
+{
+    return trowel_input_open_xor(ctx, in, 0x69, out);
+}
+
+static const trowel_filter filter_xor69 = {
+    .id = "xor69",
+    .description = "every byte XORed with 0x69 (SCUMM v5/v6 index and data files)",
+    .bid = xor69_bid,
+    .open = xor69_open,
+};
+
+/* ----------------------------------------------------------------- szdd */
+
+extern const trowel_format trowel_format_szdd;
+
+static int szdd_filter_bid(trowel_reader *r)
+{
+    return trowel_format_szdd.bid(r);
+}
+
+/* The wrapped file, decoded by the szdd format into memory the input owns. */
+static trowel_status szdd_filter_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out)
+{
+    *out = NULL;
+    trowel_archive *a;
+    trowel_status s = trowel_archive_open_as(ctx, in, &trowel_format_szdd, &a);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_sink *mem = NULL;
+    s = trowel_sink_open_memory(ctx, &mem);
+    if (s == TROWEL_OK && trowel_archive_entry_count(a) != 1)
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "SZDD file without content");
+    if (s == TROWEL_OK)
+        s = trowel_archive_read_entry(a, 0, mem);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (s == TROWEL_OK)
+        s = trowel_sink_take(mem, &data, &size);
+    if (mem)
+        trowel_sink_discard(mem);
+    trowel_archive_close(a);
+    if (s != TROWEL_OK)
+        return s;
+    return trowel_input_adopt_memory(ctx, data, size, trowel_input_name(in), out);
+}
+
+static const trowel_filter filter_szdd = {
+    .id = "szdd",
+    .description = "MS COMPRESS.EXE (SZDD) wrapper around a file trowel knows",
+    .bid = szdd_filter_bid,
+    .open = szdd_filter_open,
+};
+
+const trowel_filter *const trowel_filters[] = {&filter_xor69, &filter_szdd};
+const size_t trowel_filters_len = sizeof trowel_filters / sizeof trowel_filters[0];
+
+/* ------------------------------------------------------------ detection */
+
+/* The best format bid on in (want: only want's), 0 when none. */
+static int best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *want,
+                       const trowel_format **fmt)
+{
+    *fmt = NULL;
+    int best = 0;
+    for (size_t i = 0; i < trowel_formats_len; i++) {
+        if (want && trowel_formats[i] != want)
+            continue;
+        trowel_reader r;
+        trowel_reader_init(&r, ctx, in);
+        int b = trowel_formats[i]->bid(&r);
+        if (b > best) {
+            best = b;
+            *fmt = trowel_formats[i];
+        }
+    }
+    trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
+    return best;
+}
+
+/* Tries each filter on in; on success c holds the chain from depth on.
+ * A trial open runs without warnings or progress: only a kept chain counts. */
+static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, size_t depth,
+                 trowel_chain *c)
+{
+    if (depth >= TROWEL_FILTER_DEPTH)
+        return false;
+    for (size_t i = 0; i < trowel_filters_len; i++) {
+        const trowel_filter *f = trowel_filters[i];
+        trowel_reader r;
+        trowel_reader_init(&r, ctx, in);
+        bool bids = f->bid(&r) > 0;
+        trowel_ctx_clear_error(ctx);
+        if (!bids)
+            continue;
+        trowel_warning_fn warn = ctx->warn_fn;
+        trowel_progress_fn progress = ctx->progress_fn;
+        ctx->warn_fn = NULL;
+        ctx->progress_fn = NULL;
+        trowel_input *peeled = NULL;
+        trowel_status s = f->open(ctx, in, &peeled);
+        ctx->warn_fn = warn;
+        ctx->progress_fn = progress;
+        trowel_ctx_clear_error(ctx);
+        trowel_set_entry(ctx, NULL); /* a trial read may have named its entry */
+        if (s != TROWEL_OK)
+            continue;
+        c->filters[depth] = f;
+        c->inputs[depth] = peeled;
+        if (peel(ctx, peeled, want, depth + 1, c))
+            return true;
+        const trowel_format *fmt;
+        int bid = best_format(ctx, peeled, want, &fmt);
+        if (fmt && (want ? bid > 0 : bid >= TROWEL_BID_MAGIC)) {
+            c->count = depth + 1;
+            c->fmt = fmt;
+            return true;
+        }
+        trowel_input_close(peeled);
+        c->inputs[depth] = NULL;
+    }
+    return false;
+}
+
+trowel_status trowel_detect_chain(trowel_ctx *ctx, trowel_input *in, const trowel_format *want,
+                                  trowel_chain *out)
+{
+    memset(out, 0, sizeof *out);
+    if (peel(ctx, in, want, 0, out))
+        return TROWEL_OK;
+    memset(out, 0, sizeof *out);
+    if (want) {
+        out->fmt = want;
+        return TROWEL_OK;
+    }
+    best_format(ctx, in, NULL, &out->fmt);
+    if (!out->fmt)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "not a format trowel knows (see 'trowel formats')");
+    return TROWEL_OK;
+}
+
+void trowel_chain_close(trowel_chain *c)
+{
+    for (size_t i = c->count; i-- > 0;) {
+        trowel_input_close(c->inputs[i]);
+        c->inputs[i] = NULL;
+    }
+    c->count = 0;
+}

@@ -1,0 +1,723 @@
+/*
+ * SCUMM resource files (v5, v6, v7): the index (.000, .LA0) and the data
+ * file (.001, .LA1) of a LucasArts game.
+ *
+ * Both are trees of blocks: a 4-character tag and a big-endian u32 size
+ * that counts the 8-byte header. The data file is one LECF holding LOFF
+ * (a room count byte, then room byte + LE u32 offset of that room's ROOM
+ * tag) and one LFLF per room; an LFLF holds the ROOM (RMHD, palettes,
+ * images, objects, boxes, local scripts) and the room's global resources
+ * beside it: SCRP, SOUN, COST (v5/v6 costumes), AKOS (v7), CHAR. The index
+ * is a flat run of blocks: RNAM, MAXS, then directories DROO, DSCR, DSOU,
+ * DCOS, DCHR (u16 count, count room bytes, count LE u32 offsets from the
+ * room's ROOM tag), DOBJ, AARY (v6), ANAM (v7). v5 and v6 XOR every byte
+ * of both files with 0x69 (the xor69 input filter peels that before this
+ * format bids); v7 is plain. Palettes: a v5 ROOM holds CLUT (256 RGB);
+ * v6 and v7 hold PALS > WRAP > OFFS (LE u32 offsets from OFFS's data to
+ * each APAL's data) + APAL blocks; the room starts with palette 0.
+ *
+ * Opening either file finds the other beside it through the open hook
+ * (the last character of the name: 0 for the index, 1 for the data), so
+ * both give the same entries; a missing partner only warns. Entries are
+ * the index blocks (index/TAG.tag), LOFF, each room's ROOM and the blocks
+ * beside it (roomNN/cost012.cost, numbered from the index), and the
+ * ROOM's children (roomNN/room/NN-tag.tag, in order). Every entry reads
+ * out decrypted.
+ *
+ * Facts: ../shared/formats/scumm-costumes.md ("Where costumes live"),
+ * ScummVM's engines/scumm/resource.cpp (directories, LOFF, XOR), checked
+ * against the ScummC-built games of the corpus.
+ */
+#include "scumm.h"
+#include "core/input.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_DEPTH 8      /* deepest nesting verify walks */
+#define ROOM_SLOTS 256   /* room numbers are bytes */
+
+enum { FILE_INDEX, FILE_DATA };
+
+/* The index directories that number resources, and the block types they
+ * point at (DCOS: COST in v5/v6, AKOS in v7). */
+static const struct {
+    const char *dir;
+    const char *tags[2];
+} numbered[] = {
+    {"DSCR", {"SCRP", NULL}},
+    {"DSOU", {"SOUN", NULL}},
+    {"DCOS", {"COST", "AKOS"}},
+    {"DCHR", {"CHAR", NULL}},
+};
+#define NUMBERED_DIRS (sizeof numbered / sizeof numbered[0])
+
+typedef struct res_dir {
+    uint16_t count;
+    uint8_t *rooms;
+    uint32_t *offsets;
+    uint64_t at; /* where the directory block starts in the index */
+} res_dir;
+
+typedef struct res_entry {
+    int file;          /* FILE_INDEX or FILE_DATA */
+    char tag[5];
+    int room;          /* -1: not a room's */
+    size_t room_block; /* entry index of the room's ROOM block */
+} res_entry;
+
+typedef struct res_state {
+    trowel_input *files[2];  /* what each file reads through (decrypted) */
+    trowel_input *owned[2];  /* the partner: its raw input and its XOR view */
+    bool xored;
+    res_dir dirs[NUMBERED_DIRS];
+    bool has_index, has_data;
+    uint64_t room_offset[ROOM_SLOTS]; /* LOFF: ROOM tag offsets; 0: none */
+    uint64_t loff_at;
+    res_entry *meta; /* per entry */
+    size_t meta_cap;
+    size_t structure_problems; /* found at open: damaged nesting */
+} res_state;
+
+/* ------------------------------------------------------------ blocks */
+
+typedef struct block {
+    char tag[5];
+    uint64_t off;  /* of the tag, in the file */
+    uint64_t size; /* including the header */
+} block;
+
+static bool is_tag(const uint8_t t[4])
+{
+    for (int i = 0; i < 4; i++)
+        if (!((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9')))
+            return false;
+    return true;
+}
+
+/* Reads the block header at the cursor of r (a window over the parent's
+ * contents) and checks that the block fits in it. */
+static trowel_status read_block(trowel_reader *r, const char *parent, block *b)
+{
+    uint8_t head[8];
+    uint64_t at = trowel_reader_abs(r);
+    trowel_status s = trowel_read_bytes(r, head, sizeof head);
+    if (s != TROWEL_OK)
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, at,
+                           "block header cut off inside %s", parent);
+    memcpy(b->tag, head, 4);
+    b->tag[4] = '\0';
+    b->off = at;
+    b->size = (uint64_t)head[4] << 24 | (uint64_t)head[5] << 16 | (uint64_t)head[6] << 8 | head[7];
+    if (!is_tag(head))
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, at, "no block tag inside %s", parent);
+    if (b->size < 8)
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, at,
+                           "block %s declares %llu bytes, less than its own header", b->tag,
+                           (unsigned long long)b->size);
+    if (b->size - 8 > trowel_reader_remaining(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, at,
+                           "block %s (%llu bytes) runs past the end of %s at 0x%llx", b->tag,
+                           (unsigned long long)b->size, parent,
+                           (unsigned long long)(trowel_reader_abs(r) + trowel_reader_remaining(r)));
+    return trowel_reader_skip(r, b->size - 8);
+}
+
+/* A reader over the contents of b (after its header). */
+static trowel_status block_contents(trowel_ctx *ctx, trowel_input *in, const block *b,
+                                    trowel_reader *out)
+{
+    trowel_reader whole;
+    trowel_reader_init(&whole, ctx, in);
+    return trowel_reader_sub(&whole, b->off + 8, b->size - 8, out);
+}
+
+/* ------------------------------------------------------------- bidding */
+
+static int res_bid(trowel_reader *r)
+{
+    uint8_t head[8];
+    if (trowel_read_bytes(r, head, sizeof head) != TROWEL_OK)
+        return TROWEL_BID_NONE;
+    bool data = memcmp(head, "LECF", 4) == 0;
+    bool index = memcmp(head, "RNAM", 4) == 0 || memcmp(head, "MAXS", 4) == 0;
+    uint32_t size = (uint32_t)head[4] << 24 | (uint32_t)head[5] << 16 | (uint32_t)head[6] << 8 |
+                    head[7];
+    if ((!data && !index) || size < 8 || size > trowel_reader_size(r))
+        return TROWEL_BID_NONE;
+    if (data && size == trowel_reader_size(r))
+        return TROWEL_BID_STRONG; /* LECF spans the file */
+    return TROWEL_BID_MAGIC;
+}
+
+/* ------------------------------------------------------------- entries */
+
+static trowel_status add(trowel_archive *a, const block *b, const char *name, int file, int room,
+                         size_t room_block)
+{
+    res_state *st = a->priv;
+    if (a->entry_count == st->meta_cap) {
+        size_t cap = st->meta_cap ? st->meta_cap * 2 : 64;
+        res_entry *m = trowel_mem_realloc(a->ctx, st->meta, cap * sizeof *m);
+        if (!m)
+            return a->ctx->last_error.status;
+        st->meta = m;
+        st->meta_cap = cap;
+    }
+    res_entry *m = &st->meta[a->entry_count];
+    memset(m, 0, sizeof *m);
+    m->file = file;
+    memcpy(m->tag, b->tag, 5);
+    m->room = room;
+    m->room_block = room_block;
+    trowel_entry e = {.name = name, .size = b->size, .packed_size = b->size, .offset = b->off};
+    trowel_props *x = trowel_archive_add_entry(a, &e);
+    if (!x)
+        return a->ctx->last_error.status;
+    trowel_status s = trowel_props_add_str(x, "tag", b->tag);
+    if (s == TROWEL_OK)
+        s = trowel_props_add_str(x, "file", file == FILE_INDEX ? "index" : "data");
+    if (s == TROWEL_OK && room >= 0)
+        s = trowel_props_add_uint(x, "room", (uint64_t)room);
+    return s;
+}
+
+static void lower_tag(const char *tag, char out[5])
+{
+    for (int i = 0; i < 5; i++)
+        out[i] = (char)(tag[i] >= 'A' && tag[i] <= 'Z' ? tag[i] - 'A' + 'a' : tag[i]);
+}
+
+/* ---------------------------------------------------------------- index */
+
+static trowel_status read_dir(trowel_ctx *ctx, trowel_input *in, const block *b, res_dir *d)
+{
+    trowel_reader r;
+    trowel_status s = block_contents(ctx, in, b, &r);
+    if (s == TROWEL_OK)
+        s = trowel_read_u16le(&r, &d->count);
+    if (s != TROWEL_OK)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, b->off, "directory %s is cut off", b->tag);
+    if ((uint64_t)d->count * 5 > trowel_reader_remaining(&r))
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, b->off,
+                           "directory %s lists %u resources but holds room for %llu", b->tag,
+                           d->count, (unsigned long long)(trowel_reader_remaining(&r) / 5));
+    d->at = b->off;
+    d->rooms = trowel_mem_alloc(ctx, d->count ? d->count : 1);
+    d->offsets = trowel_mem_calloc(ctx, d->count ? d->count : 1, sizeof *d->offsets);
+    if (!d->rooms || !d->offsets)
+        return ctx->last_error.status;
+    s = trowel_read_bytes(&r, d->rooms, d->count);
+    for (uint16_t i = 0; s == TROWEL_OK && i < d->count; i++)
+        s = trowel_read_u32le(&r, &d->offsets[i]);
+    return s;
+}
+
+static trowel_status open_index(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    trowel_ctx *ctx = a->ctx;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, st->files[FILE_INDEX]);
+    while (trowel_reader_remaining(&r) > 0) {
+        block b;
+        trowel_status s = read_block(&r, "the index", &b);
+        if (s != TROWEL_OK)
+            return s;
+        for (size_t d = 0; d < NUMBERED_DIRS; d++)
+            if (strcmp(b.tag, numbered[d].dir) == 0 && !st->dirs[d].rooms &&
+                (s = read_dir(ctx, st->files[FILE_INDEX], &b, &st->dirs[d])) != TROWEL_OK)
+                return s;
+        char low[5], name[32];
+        lower_tag(b.tag, low);
+        snprintf(name, sizeof name, "index/%s.%s", low, low);
+        if ((s = add(a, &b, name, FILE_INDEX, -1, SIZE_MAX)) != TROWEL_OK)
+            return s;
+    }
+    st->has_index = true;
+    return TROWEL_OK;
+}
+
+/* ----------------------------------------------------------------- data */
+
+static trowel_status read_loff(trowel_archive *a, const block *b)
+{
+    res_state *st = a->priv;
+    trowel_reader r;
+    uint8_t n;
+    trowel_status s = block_contents(a->ctx, st->files[FILE_DATA], b, &r);
+    if (s == TROWEL_OK)
+        s = trowel_read_u8(&r, &n);
+    if (s == TROWEL_OK && (uint64_t)n * 5 > trowel_reader_remaining(&r))
+        return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, b->off,
+                           "LOFF lists %u rooms but holds room for %llu", n,
+                           (unsigned long long)(trowel_reader_remaining(&r) / 5));
+    for (unsigned i = 0; s == TROWEL_OK && i < n; i++) {
+        uint8_t room;
+        uint32_t off;
+        if ((s = trowel_read_u8(&r, &room)) == TROWEL_OK &&
+            (s = trowel_read_u32le(&r, &off)) == TROWEL_OK)
+            st->room_offset[room] = off;
+    }
+    st->loff_at = b->off;
+    return s;
+}
+
+/* The number the index gives the resource at off in room, or -1. */
+static int number_of(const res_state *st, const char *tag, int room, uint64_t off)
+{
+    if (room < 0 || !st->room_offset[room])
+        return -1;
+    for (size_t d = 0; d < NUMBERED_DIRS; d++) {
+        if (strcmp(tag, numbered[d].tags[0]) != 0 &&
+            !(numbered[d].tags[1] && strcmp(tag, numbered[d].tags[1]) == 0))
+            continue;
+        for (uint16_t i = 0; i < st->dirs[d].count; i++)
+            if (st->dirs[d].rooms[i] == room &&
+                st->room_offset[room] + st->dirs[d].offsets[i] == off)
+                return i;
+    }
+    return -1;
+}
+
+/* A block that does not nest: warned, counted, the archive damaged. */
+static void structure_problem(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    st->structure_problems++;
+    trowel_warn(a->ctx, a->ctx->last_error.offset, "%s", a->ctx->last_error.message);
+    trowel_archive_mark_damaged(a);
+}
+
+static trowel_status open_room(trowel_archive *a, const block *room, const char *folder,
+                               int number, size_t room_entry)
+{
+    res_state *st = a->priv;
+    trowel_reader r;
+    trowel_status s = block_contents(a->ctx, st->files[FILE_DATA], room, &r);
+    for (unsigned i = 0; s == TROWEL_OK && trowel_reader_remaining(&r) > 0; i++) {
+        block b;
+        if (read_block(&r, "ROOM", &b) != TROWEL_OK) {
+            structure_problem(a);
+            break;
+        }
+        char low[5], name[64];
+        lower_tag(b.tag, low);
+        snprintf(name, sizeof name, "%s/room/%02u-%s.%s", folder, i, low, low);
+        s = add(a, &b, name, FILE_DATA, number, room_entry);
+    }
+    return s;
+}
+
+static trowel_status open_lflf(trowel_archive *a, const block *lflf, unsigned ordinal)
+{
+    res_state *st = a->priv;
+    trowel_reader r;
+    trowel_status s = block_contents(a->ctx, st->files[FILE_DATA], lflf, &r);
+    int number = -1;
+    char folder[32];
+    snprintf(folder, sizeof folder, "lflf%02u", ordinal);
+    size_t room_entry = SIZE_MAX;
+    while (s == TROWEL_OK && trowel_reader_remaining(&r) > 0) {
+        block b;
+        if (read_block(&r, "LFLF", &b) != TROWEL_OK) {
+            structure_problem(a);
+            break;
+        }
+        char low[5], name[64];
+        lower_tag(b.tag, low);
+        if (strcmp(b.tag, "ROOM") == 0 && room_entry == SIZE_MAX) {
+            for (int k = 0; k < ROOM_SLOTS; k++)
+                if (st->room_offset[k] == b.off)
+                    number = k;
+            if (number >= 0)
+                snprintf(folder, sizeof folder, "room%02d", number);
+            room_entry = a->entry_count;
+            snprintf(name, sizeof name, "%s/room.room", folder);
+            if ((s = add(a, &b, name, FILE_DATA, number, room_entry)) == TROWEL_OK)
+                s = open_room(a, &b, folder, number, room_entry);
+            continue;
+        }
+        int n = number_of(st, b.tag, number, b.off);
+        if (n >= 0)
+            snprintf(name, sizeof name, "%s/%s%03d.%s", folder, low, n, low);
+        else
+            snprintf(name, sizeof name, "%s/%s-%06llx.%s", folder, low, (unsigned long long)b.off,
+                     low);
+        s = add(a, &b, name, FILE_DATA, number, room_entry);
+        if (s == TROWEL_OK && n >= 0) /* the resource number the index gives it */
+            s = trowel_props_add_uint(a->entry_extra[a->entry_count - 1], "number", (uint64_t)n);
+    }
+    return s;
+}
+
+static trowel_status open_data(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    trowel_ctx *ctx = a->ctx;
+    trowel_reader whole;
+    trowel_reader_init(&whole, ctx, st->files[FILE_DATA]);
+    uint8_t head[8];
+    trowel_status s = trowel_read_bytes(&whole, head, sizeof head);
+    if (s != TROWEL_OK)
+        return s;
+    if (memcmp(head, "LECF", 4) != 0)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "the data file does not start with LECF");
+    uint64_t size = (uint64_t)head[4] << 24 | (uint64_t)head[5] << 16 | (uint64_t)head[6] << 8 |
+                    head[7];
+    uint64_t file = trowel_reader_size(&whole);
+    if (size < 8 || size > file) { /* cut (or lying): read what is there */
+        trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 0,
+                    "LECF declares %llu bytes but the data file has %llu",
+                    (unsigned long long)size, (unsigned long long)file);
+        structure_problem(a);
+        size = file;
+    }
+    block lecf = {"LECF", 0, size};
+    trowel_reader r;
+    if ((s = block_contents(ctx, st->files[FILE_DATA], &lecf, &r)) != TROWEL_OK)
+        return s;
+    st->has_data = true;
+    unsigned ordinal = 0;
+    while (trowel_reader_remaining(&r) > 0) {
+        block b;
+        if (read_block(&r, "LECF", &b) != TROWEL_OK) {
+            structure_problem(a);
+            break;
+        }
+        if (strcmp(b.tag, "LOFF") == 0) {
+            if ((s = read_loff(a, &b)) != TROWEL_OK ||
+                (s = add(a, &b, "loff.loff", FILE_DATA, -1, SIZE_MAX)) != TROWEL_OK)
+                return s;
+        } else if (strcmp(b.tag, "LFLF") == 0) {
+            if ((s = open_lflf(a, &b, ordinal++)) != TROWEL_OK)
+                return s;
+        } else {
+            char low[5], name[48];
+            lower_tag(b.tag, low);
+            snprintf(name, sizeof name, "%s-%06llx.%s", low, (unsigned long long)b.off, low);
+            if ((s = add(a, &b, name, FILE_DATA, -1, SIZE_MAX)) != TROWEL_OK)
+                return s;
+        }
+    }
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------- partner */
+
+/* The partner's name: the last character 0 (index) <-> 1 (data). */
+static bool partner_name(const char *path, bool want_data, char *out, size_t cap)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t n = strlen(base);
+    if (n == 0 || n >= cap || base[n - 1] != (want_data ? '0' : '1'))
+        return false;
+    memcpy(out, base, n + 1);
+    out[n - 1] = want_data ? '1' : '0';
+    return true;
+}
+
+/* Opens the partner file through the open hook, decrypting it when its
+ * first tag is XORed; false (with a warning) when it is not there. */
+static bool open_partner(trowel_archive *a, int which)
+{
+    res_state *st = a->priv;
+    trowel_ctx *ctx = a->ctx;
+    char name[256];
+    if (!partner_name(trowel_input_name(a->in), which == FILE_DATA, name, sizeof name))
+        return false;
+    trowel_input *raw;
+    if (trowel_open_related(ctx, trowel_input_name(a->in), name, &raw) != TROWEL_OK) {
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "%s: %s", which == FILE_DATA ? "no data file" : "no index",
+                    ctx->last_error.message);
+        trowel_ctx_clear_error(ctx);
+        return false;
+    }
+    st->owned[0] = raw;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, raw);
+    uint8_t tag[4] = {0};
+    (void)trowel_read_bytes(&r, tag, 4);
+    trowel_ctx_clear_error(ctx);
+    const char *want = which == FILE_DATA ? "LECF" : "RNAM";
+    uint8_t x[4];
+    for (int i = 0; i < 4; i++)
+        x[i] = tag[i] ^ 0x69;
+    if (memcmp(x, want, 4) == 0 || (which == FILE_INDEX && memcmp(x, "MAXS", 4) == 0)) {
+        if (trowel_input_open_xor(ctx, raw, 0x69, &st->owned[1]) != TROWEL_OK)
+            return false;
+        st->files[which] = st->owned[1];
+        st->xored = true;
+    } else {
+        st->files[which] = raw;
+    }
+    return true;
+}
+
+/* ---------------------------------------------------------------- open */
+
+static trowel_status res_open(trowel_archive *a, trowel_reader *r)
+{
+    trowel_ctx *ctx = a->ctx;
+    res_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
+    if (!st)
+        return ctx->last_error.status;
+    a->priv = st;
+    uint8_t tag[4];
+    trowel_status s = trowel_read_bytes(r, tag, 4);
+    if (s != TROWEL_OK)
+        return s;
+    bool is_data = memcmp(tag, "LECF", 4) == 0;
+    /* Were we given decrypted bytes? The raw file then starts otherwise. */
+    trowel_reader raw;
+    trowel_reader_init(&raw, ctx, a->raw_in ? a->raw_in : a->in);
+    uint8_t raw_tag[4] = {0};
+    (void)trowel_read_bytes(&raw, raw_tag, 4);
+    trowel_ctx_clear_error(ctx);
+    st->xored = memcmp(raw_tag, tag, 4) != 0;
+    st->files[is_data ? FILE_DATA : FILE_INDEX] = a->in;
+    bool partner = open_partner(a, is_data ? FILE_INDEX : FILE_DATA);
+    if (partner || !is_data)
+        s = open_index(a);
+    if (s == TROWEL_OK && (partner || is_data))
+        s = open_data(a);
+    if (s != TROWEL_OK)
+        return s;
+    bool v7 = !st->xored;
+    bool pals = false;
+    for (size_t i = 0; i < a->entry_count; i++)
+        pals = pals || strcmp(st->meta[i].tag, "PALS") == 0 || strcmp(st->meta[i].tag, "AARY") == 0;
+    unsigned version = v7 ? 7 : pals ? 6 : 5;
+    if ((s = trowel_props_add_str(a->info, "format", "scumm-res")) != TROWEL_OK ||
+        (s = trowel_props_add_uint(a->info, "version", version)) != TROWEL_OK ||
+        (s = trowel_props_add_str(a->info, "opened", is_data ? "data" : "index")) != TROWEL_OK ||
+        (s = trowel_props_add_bool(a->info, "xor69", st->xored)) != TROWEL_OK ||
+        (s = trowel_props_add_bool(a->info, "index_found", st->has_index)) != TROWEL_OK ||
+        (s = trowel_props_add_bool(a->info, "data_found", st->has_data)) != TROWEL_OK)
+        return s;
+    unsigned rooms = 0;
+    for (int k = 0; k < ROOM_SLOTS; k++)
+        rooms += st->room_offset[k] != 0;
+    if ((s = trowel_props_add_uint(a->info, "rooms", rooms)) != TROWEL_OK)
+        return s;
+    for (size_t d = 0; d < NUMBERED_DIRS; d++) {
+        char key[16];
+        lower_tag(numbered[d].dir, key);
+        if (st->dirs[d].rooms &&
+            (s = trowel_props_add_uint(a->info, key, st->dirs[d].count)) != TROWEL_OK)
+            return s;
+    }
+    return TROWEL_OK;
+}
+
+static void res_close(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    if (!st)
+        return;
+    for (size_t d = 0; d < NUMBERED_DIRS; d++) {
+        trowel_mem_free(a->ctx, st->dirs[d].rooms);
+        trowel_mem_free(a->ctx, st->dirs[d].offsets);
+    }
+    trowel_input_close(st->owned[1]);
+    trowel_input_close(st->owned[0]);
+    trowel_mem_free(a->ctx, st->meta);
+    trowel_mem_free(a->ctx, st);
+}
+
+static trowel_status res_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+{
+    res_state *st = a->priv;
+    const trowel_entry *e = &a->entries[index];
+    trowel_reader whole, r;
+    trowel_reader_init(&whole, a->ctx, st->files[st->meta[index].file]);
+    trowel_status s = trowel_reader_sub(&whole, e->offset, e->size, &r);
+    while (s == TROWEL_OK) {
+        const uint8_t *p;
+        size_t got;
+        if ((s = trowel_reader_borrow(&r, 1 << 16, &p, &got)) != TROWEL_OK || got == 0)
+            break;
+        s = trowel_sink_write(out, p, got);
+    }
+    return s;
+}
+
+/* -------------------------------------------------------------- verify */
+
+static bool is_container(const char *tag)
+{
+    static const char *const containers[] = {"LECF", "LFLF", "ROOM", "RMIM", "OBIM", "PALS", "WRAP"};
+    for (size_t i = 0; i < sizeof containers / sizeof containers[0]; i++)
+        if (strcmp(tag, containers[i]) == 0)
+            return true;
+    /* IM00..IM0F (room and object images) hold SMAP and ZPnn */
+    return tag[0] == 'I' && tag[1] == 'M' && tag[2] >= '0' && tag[2] <= '9' && tag[3] >= '0' &&
+           tag[3] <= '9';
+}
+
+/* Walks every block under r (the contents of parent) to MAX_DEPTH. */
+static void verify_nesting(trowel_archive *a, trowel_input *in, trowel_reader *r,
+                           const char *parent, unsigned depth)
+{
+    while (trowel_reader_remaining(r) > 0) {
+        block b;
+        if (read_block(r, parent, &b) != TROWEL_OK) {
+            trowel_archive_report(a);
+            return;
+        }
+        trowel_reader inner;
+        if (is_container(b.tag) && depth < MAX_DEPTH &&
+            block_contents(a->ctx, in, &b, &inner) == TROWEL_OK)
+            verify_nesting(a, in, &inner, b.tag, depth + 1);
+    }
+}
+
+/* The entry of the data file at off, or SIZE_MAX. */
+static size_t data_entry_at(const trowel_archive *a, uint64_t off)
+{
+    const res_state *st = a->priv;
+    for (size_t i = 0; i < a->entry_count; i++)
+        if (st->meta[i].file == FILE_DATA && a->entries[i].offset == off)
+            return i;
+    return SIZE_MAX;
+}
+
+static void verify_index(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    trowel_ctx *ctx = a->ctx;
+    for (int k = 0; k < ROOM_SLOTS; k++) {
+        size_t e = st->room_offset[k] ? data_entry_at(a, st->room_offset[k]) : SIZE_MAX;
+        if (st->room_offset[k] && (e == SIZE_MAX || strcmp(st->meta[e].tag, "ROOM") != 0)) {
+            trowel_fail(ctx, TROWEL_ERR_VERIFY, st->loff_at,
+                        "LOFF puts room %d at 0x%llx, where no ROOM block starts", k,
+                        (unsigned long long)st->room_offset[k]);
+            trowel_archive_report(a);
+        }
+    }
+    for (size_t d = 0; d < NUMBERED_DIRS; d++) {
+        const res_dir *dir = &st->dirs[d];
+        for (uint16_t i = 0; i < dir->count; i++) {
+            int room = dir->rooms[i];
+            if (room == 0 && dir->offsets[i] == 0)
+                continue; /* an unused number */
+            if (!st->room_offset[room]) {
+                trowel_fail(ctx, TROWEL_ERR_VERIFY, dir->at,
+                            "%s: resource %u is in room %d, which LOFF does not list",
+                            numbered[d].dir, i, room);
+                trowel_archive_report(a);
+                continue;
+            }
+            uint64_t off = st->room_offset[room] + dir->offsets[i];
+            size_t e = data_entry_at(a, off);
+            const char *tag = e == SIZE_MAX ? NULL : st->meta[e].tag;
+            bool right = tag && (strcmp(tag, numbered[d].tags[0]) == 0 ||
+                                 (numbered[d].tags[1] && strcmp(tag, numbered[d].tags[1]) == 0));
+            if (!right) {
+                trowel_fail(ctx, TROWEL_ERR_VERIFY, dir->at,
+                            "%s: resource %u points at 0x%llx in room %d, where %s%s starts, "
+                            "not %s%s%s",
+                            numbered[d].dir, i, (unsigned long long)off, room,
+                            tag ? "block " : "no block", tag ? tag : "", numbered[d].tags[0],
+                            numbered[d].tags[1] ? " or " : "",
+                            numbered[d].tags[1] ? numbered[d].tags[1] : "");
+                trowel_archive_report(a);
+            }
+        }
+    }
+}
+
+static trowel_status res_verify(trowel_archive *a)
+{
+    res_state *st = a->priv;
+    for (int f = 0; f < 2; f++) {
+        if (!st->files[f])
+            continue;
+        trowel_reader r;
+        trowel_reader_init(&r, a->ctx, st->files[f]);
+        verify_nesting(a, st->files[f], &r, f == FILE_DATA ? "the data file" : "the index", 0);
+    }
+    if (st->has_index && st->has_data)
+        verify_index(a);
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------- palette */
+
+/* The child of parent (contents in r) tagged tag, as a block. */
+static bool find_child(trowel_reader r, const char *tag, block *out)
+{
+    while (trowel_reader_remaining(&r) > 0) {
+        if (read_block(&r, "a block", out) != TROWEL_OK)
+            return false;
+        if (strcmp(out->tag, tag) == 0)
+            return true;
+    }
+    return false;
+}
+
+trowel_status trowel_scumm_room_palette(trowel_archive *a, size_t index, uint8_t rgb[768])
+{
+    trowel_ctx *ctx = a->ctx;
+    if (a->fmt != &trowel_format_scumm_res)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "a room palette comes from a scumm-res archive, not %s", a->fmt->id);
+    res_state *st = a->priv;
+    if (index >= a->entry_count || st->meta[index].file != FILE_DATA ||
+        st->meta[index].room_block >= a->entry_count)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "entry %zu is not in a room",
+                           index);
+    const trowel_entry *re = &a->entries[st->meta[index].room_block];
+    block room = {"ROOM", re->offset, re->size}, b;
+    trowel_input *in = st->files[FILE_DATA];
+    trowel_reader r;
+    trowel_status s = block_contents(ctx, in, &room, &r);
+    if (s != TROWEL_OK)
+        return s;
+    if (find_child(r, "CLUT", &b) && b.size >= 8 + 768) { /* v5 */
+        if ((s = block_contents(ctx, in, &b, &r)) == TROWEL_OK)
+            s = trowel_read_bytes(&r, rgb, 768);
+        return s;
+    }
+    trowel_ctx_clear_error(ctx);
+    block pals, wrap, offs;
+    trowel_reader pr, wr, or;
+    uint32_t first;
+    if (!find_child(r, "PALS", &pals) || block_contents(ctx, in, &pals, &pr) != TROWEL_OK ||
+        !find_child(pr, "WRAP", &wrap) || block_contents(ctx, in, &wrap, &wr) != TROWEL_OK ||
+        !find_child(wr, "OFFS", &offs) || block_contents(ctx, in, &offs, &or) != TROWEL_OK ||
+        trowel_read_u32le(&or, &first) != TROWEL_OK)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, room.off,
+                           "room at 0x%llx has no palette (no CLUT, no PALS/WRAP/OFFS)",
+                           (unsigned long long)room.off);
+    /* OFFS's entries count from its data; the palette must lie in WRAP. */
+    uint64_t at = offs.off + 8 + first, wrap_end = wrap.off + wrap.size;
+    if (at < offs.off + 8 || at + 768 > wrap_end)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, offs.off,
+                           "OFFS puts palette 0 at 0x%llx, outside its WRAP block",
+                           (unsigned long long)at);
+    trowel_reader whole, pal;
+    trowel_reader_init(&whole, ctx, in);
+    s = trowel_reader_sub(&whole, at, 768, &pal);
+    if (s == TROWEL_OK)
+        s = trowel_read_bytes(&pal, rgb, 768);
+    return s;
+}
+
+/* ---------------------------------------------------------------- table */
+
+const trowel_format trowel_format_scumm_res = {
+    .id = "scumm-res",
+    .family = "scumm",
+    .description = "SCUMM v5/v6/v7 resource files: index (.000, .LA0) and data (.001, .LA1)",
+    .extensions = ".000 .001 .la0 .la1",
+    .caps = TROWEL_CAP_LIST,
+    .create_options = "",
+    .convert_targets = "",
+    .bid = res_bid,
+    .open = res_open,
+    .read_entry = res_read_entry,
+    .verify = res_verify,
+    .close = res_close,
+};
