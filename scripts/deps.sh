@@ -9,7 +9,7 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev libgif-dev)
 test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
