@@ -28,6 +28,14 @@ trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32
 trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                     const uint8_t *pixels);
 
+/* Reads an indexed PNG (colour type palette, 1 to 8 bits) from memory:
+ * *pixels (trowel_mem_alloc, one index a byte, row after row), its size
+ * and its palette. Other PNGs are TROWEL_ERR_USAGE ("not an indexed
+ * PNG"); broken ones TROWEL_ERR_CORRUPT. name is for messages. */
+trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                      size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
+                                      trowel_palette *pal);
+
 /* A sheet: frames placed left to right in rows of `columns` cells, every
  * cell as large as the largest frame, frame i's top left corner at
  * (x[i], y[i]). */

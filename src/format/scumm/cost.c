@@ -369,8 +369,7 @@ static trowel_status cost_open(trowel_archive *a, trowel_reader *r)
 
 /* ---------------------------------------------------------------- create */
 
-trowel_status scumm_cost_create(trowel_ctx *ctx, const trowel_create_params *p,
-                                struct json_object *manifest, trowel_sink *out);
+#include "create_cost.inc"
 
 static const trowel_option_info cost_options[] = {SCUMM_COSTUME_OPTIONS, {NULL, NULL, NULL, NULL}};
 
@@ -392,10 +391,3 @@ const trowel_format trowel_format_scumm_cost = {
     .create = scumm_cost_create,
     .close = scumm_costume_close,
 };
-
-trowel_status scumm_cost_create(trowel_ctx *ctx, const trowel_create_params *p,
-                                struct json_object *manifest, trowel_sink *out)
-{
-    (void)p; (void)manifest; (void)out;
-    return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "not yet");
-}
