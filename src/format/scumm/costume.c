@@ -28,9 +28,7 @@ void scumm_costume_free(scumm_costume *c)
         trowel_mem_free(c->ctx, c->limb_pics[l]);
     trowel_mem_free(c->ctx, c->anims);
     trowel_mem_free(c->ctx, c->cmds);
-    trowel_ctx *ctx = c->ctx;
     memset(c, 0, sizeof *c);
-    (void)ctx;
 }
 
 void scumm_default_room_palette(uint8_t rgb[768])
@@ -190,9 +188,8 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
             if (code == 0xC0FF)
                 break;
             pos += len;
-            if (d->mode == 2 && pos > end) {
+            if (d->mode == 2 && pos > end)
                 break; /* loops back to start */
-            }
             continue;
         }
         if (code == 0xC030) { /* GoToState */
