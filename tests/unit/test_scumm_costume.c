@@ -175,5 +175,82 @@ static void test_akos_jump_to_itself_is_bounded(void)
     free(b.data);
 }
 
-TEST_MAIN(TEST(test_cube_structure), TEST(test_santa_structure), TEST(test_hostile_costs),
+/* An AKOS of one cel (w x h, codec, AKCD bytes), 16 animations, flags. */
+static size_t put_block(uint8_t *out, const char *tag, const void *data, size_t n)
+{
+    memcpy(out, tag, 4);
+    size_t size = n + 8;
+    out[4] = 0, out[5] = 0, out[6] = (uint8_t)(size >> 8), out[7] = (uint8_t)size;
+    memcpy(out + 8, data, n);
+    return size;
+}
+
+static size_t make_akos(uint8_t *out, uint8_t flags, uint16_t codec, uint16_t w, uint16_t h,
+                        const uint8_t *cd, size_t ncd)
+{
+    uint8_t akhd[10] = {1, 0, flags, 0, 16, 0, 1, 0, (uint8_t)codec, 0};
+    uint8_t akpl[16];
+    for (unsigned i = 0; i < 16; i++)
+        akpl[i] = (uint8_t)(100 + i);
+    uint8_t aksq[1] = {0};
+    uint8_t akch[32 + 7] = {0};
+    akch[2 * 2] = 32; /* animation 2: limb 0 loops cel 0 */
+    akch[32] = 0x00, akch[33] = 0x80, akch[34] = 2;
+    uint8_t akof[6] = {0};
+    uint8_t akci[12] = {(uint8_t)w, 0, (uint8_t)h, 0};
+    size_t n = 8;
+    n += put_block(out + n, "AKHD", akhd, sizeof akhd);
+    if (codec == 1)
+        n += put_block(out + n, "AKPL", akpl, sizeof akpl);
+    n += put_block(out + n, "AKSQ", aksq, sizeof aksq);
+    n += put_block(out + n, "AKCH", akch, sizeof akch);
+    n += put_block(out + n, "AKOF", akof, sizeof akof);
+    n += put_block(out + n, "AKCI", akci, sizeof akci);
+    n += put_block(out + n, "AKCD", cd, ncd);
+    memcpy(out, "AKOS", 4);
+    out[4] = 0, out[5] = 0, out[6] = (uint8_t)(n >> 8), out[7] = (uint8_t)n;
+    return n;
+}
+
+static void test_akos_codecs_5_and_16_and_eight_directions(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    uint8_t buf[512];
+    scumm_costume c;
+    /* codec 5: row 0 repeats 9 four times; row 1 copies 1, 2, repeats 5 once */
+    const uint8_t bomp[] = {0x02, 0x00, 0x07, 0x09, 0x05, 0x00, 0x02, 0x01, 0x02, 0x01, 0x05};
+    size_t n = make_akos(buf, 0x02, 5, 4, 2, bomp, sizeof bomp);
+    REQUIRE(scumm_akos_decode(ctx, buf, n, &c) == TROWEL_OK);
+    CHECK(c.raw_colours && c.colours == 256 && c.directions == 8 && !c.never_mirror);
+    CHECK(memcmp(c.pictures[0].pixels, "\x09\x09\x09\x09\x01\x02\x05\xff", 8) == 0);
+    scumm_costume_free(&c);
+    /* codec 16, 4 bits a literal, start 3: bits 0 | 1 0 0111 | 1 1 101 | 0 */
+    const uint8_t bits[] = {0x04, 0x03, 0xBA, 0x0B, 0x00, 0x00};
+    n = make_akos(buf, 0x01, 16, 4, 1, bits, sizeof bits);
+    REQUIRE(scumm_akos_decode(ctx, buf, n, &c) == TROWEL_OK);
+    CHECK(c.never_mirror && c.directions == 4);
+    CHECK(memcmp(c.pictures[0].pixels, "\x03\x03\x07\x08", 4) == 0);
+    scumm_costume_free(&c);
+    /* codec 1 with a 16-colour AKPL: 4/4 runs, column-major */
+    const uint8_t rle[] = {0x12, 0x22};
+    n = make_akos(buf, 0, 1, 2, 2, rle, sizeof rle);
+    REQUIRE(scumm_akos_decode(ctx, buf, n, &c) == TROWEL_OK);
+    CHECK(c.colours == 16 && c.palette[1] == 101);
+    CHECK(memcmp(c.pictures[0].pixels, "\x01\x02\x01\x02", 4) == 0);
+    {
+        scumm_step steps[4];
+        bool loops;
+        CHECK_EQ_U64(scumm_limb_steps(&c, &c.anims[2], 0, steps, 4, &loops), 1);
+        CHECK(loops && steps[0].picture == 0);
+    }
+    scumm_costume_free(&c);
+    for (size_t cut = 0; cut < n; cut++) /* every prefix of a good one fails cleanly */
+        CHECK(scumm_akos_decode(ctx, buf, cut, &c) != TROWEL_OK);
+    n = make_akos(buf, 0, 32, 2, 2, rle, sizeof rle);
+    CHECK(scumm_akos_decode(ctx, buf, n, &c) == TROWEL_ERR_UNSUPPORTED);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, "AKOS: codec 32 (known: 1, 5, 16)");
+    trowel_ctx_free(ctx);
+}
+
+TEST_MAIN(TEST(test_cube_structure), TEST(test_akos_codecs_5_and_16_and_eight_directions), TEST(test_santa_structure), TEST(test_hostile_costs),
           TEST(test_akos_jump_to_itself_is_bounded))
