@@ -115,6 +115,12 @@ static int put_frame(GifFileType *gif, const trowel_gif_frame *f, GifPixelType *
         memcpy(row, f->pixels + (size_t)y * f->w, f->w);
         r = EGifPutLine(gif, row, (int)f->w);
     }
+    /* giflib keeps a copy of the local map and drops it unfreed when the
+     * next frame has none: free it here, frame by frame. */
+    if (gif->Image.ColorMap) {
+        GifFreeMapObject(gif->Image.ColorMap);
+        gif->Image.ColorMap = NULL;
+    }
     return r;
 }
 

@@ -74,5 +74,28 @@ static void test_refuses_frames_outside_the_screen_and_bad_colours(void)
     trowel_ctx_free(ctx);
 }
 
-TEST_MAIN(TEST(test_two_frames_with_delay_loop_and_transparency),
+/* A frame with its own palette, then one with the global palette: the
+ * local colour table is written once, and nothing leaks (giflib drops its
+ * copy of the local map when the next frame has none; ASan and valgrind
+ * runs of this test would see it). */
+static void test_local_palette_then_global(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *out;
+    REQUIRE(trowel_sink_open_memory(ctx, &out) == TROWEL_OK);
+    trowel_palette global = {.count = 2}, local = {.count = 2};
+    memcpy(local.rgba[1], "\x12\x34\x56\xff", 4);
+    uint8_t px[1] = {1};
+    trowel_gif_frame frames[2] = {{.w = 1, .h = 1, .pixels = px, .palette = &local, .transparent = -1},
+                                  {.w = 1, .h = 1, .pixels = px, .transparent = -1}};
+    trowel_gif g = {.width = 1, .height = 1, .palette = &global, .loops = -1};
+    CHECK(trowel_gif_write(ctx, out, &g, frames, 2) == TROWEL_OK);
+    size_t n = 0;
+    const uint8_t *p = trowel_sink_data(out, &n);
+    CHECK(find(p, n, "\x12\x34\x56", 3) != NULL);
+    trowel_sink_discard(out);
+    trowel_ctx_free(ctx);
+}
+
+TEST_MAIN(TEST(test_two_frames_with_delay_loop_and_transparency), TEST(test_local_palette_then_global),
           TEST(test_refuses_frames_outside_the_screen_and_bad_colours))
