@@ -45,6 +45,27 @@ static int choose_target(const cli_session *s, const cli_args *args, char *buf, 
     return CLI_EXIT_USAGE;
 }
 
+/* A target whose result is a folder (a costume's pictures, sheet, atlas). */
+static int convert_to_folder(cli_session *s, const cli_args *args, trowel_archive *a,
+                             const char *target, const char **opts, size_t nopts)
+{
+    const char *out = cli_args_last(args, OPT_OUTPUT);
+    if (!out || strcmp(out, "-") == 0) {
+        fprintf(stderr, CLI_PROGRAM ": %s: --to %s writes a folder of files: name it with -o DIR\n",
+                s->verb, target);
+        return CLI_EXIT_USAGE;
+    }
+    trowel_outdir *dir;
+    unsigned flags = cli_args_has(args, OPT_FORCE) ? TROWEL_SINK_OVERWRITE : 0;
+    if (trowel_outdir_open(s->ctx, out, flags, &dir) != TROWEL_OK)
+        return cli_report(s, out, NULL);
+    int rc = CLI_EXIT_OK;
+    if (trowel_convert_folder(s->ctx, a, target, opts, nopts, dir) != TROWEL_OK)
+        rc = cli_report(s, s->file, NULL);
+    trowel_outdir_close(dir);
+    return rc;
+}
+
 static int convert(cli_session *s, const cli_args *args, trowel_archive *a, const char *target)
 {
     const char *out = cli_args_last(args, OPT_OUTPUT);
@@ -53,6 +74,11 @@ static int convert(cli_session *s, const cli_args *args, trowel_archive *a, cons
     if (!opts) {
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
+    }
+    if (trowel_convert_makes_folder(a, target)) {
+        int folder_rc = convert_to_folder(s, args, a, target, opts, nopts);
+        free(opts);
+        return folder_rc;
     }
     if (cli_same_file(out, s->file)) {
         free(opts);

@@ -343,8 +343,12 @@ void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind
             continue;
         fprintf(f, "%s%s=%s: %s", first, o->key, o->value, o->help);
         first = indent;
-        if (o->targets)
-            fprintf(f, " (%s)", o->targets);
+        if (o->targets) { /* "png gif" prints as (png,gif) */
+            fputs(" (", f);
+            for (const char *t = o->targets; *t; t++)
+                fputc(*t == ' ' ? ',' : *t, f);
+            fputc(')', f);
+        }
         fputc('\n', f);
     }
 }

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev libgif-dev)
 test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)

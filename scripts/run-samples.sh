@@ -303,6 +303,42 @@ show "$trowel" extract -C scumm/out scumm/MINI.000
 [ "$("$trowel" info --json scumm/MINI.001 | grep -cx '    "xor69"')" = 1 ] # in "filters"
 made scumm/MINI.000 scumm/MINI.001 scumm/out
 
+# ------------------------------------------------------------ SCUMM costume
+section "SCUMM: a costume built from PNG frames, to a sheet, GIFs and back"
+# The three 16x4 frames of WALK.ANI (indexed PNG, colours 0-15) become the
+# pictures of a 16-colour COST: limb 0 walks through them in all four
+# directions (animations 8-11) and stands on the first (12-15).
+mkdir -p scumm/src
+for i in 0 1 2; do
+  "$trowel" convert cine/assets/WALK.ANI -O frame=$i -o scumm/src/pic_00$i.png
+done
+{
+  printf '{\n  "format": "scumm-cost", "version": 6, "format_byte": 88, "colours": 16,\n'
+  printf '  "animation_count": 16,\n'
+  printf '  "palette": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],\n  "pictures": [\n'
+  for i in 0 1 2; do
+    printf '    {"file": "pic_00%d.png", "w": 16, "h": 4, "rel_x": -8, "rel_y": -4, "move_x": 0, "move_y": 0}%s\n' \
+      "$i" "$([ $i -lt 2 ] && echo ,)"
+  done
+  printf '  ],\n  "limbs": [[0, 1, 2], null, null, null, null, null, null, null, null, null, null, null, null, null, null, null],\n'
+  printf '  "commands": [0, 1, 2],\n  "animations": [\n'
+  for a in 8 9 10 11 12 13 14 15; do
+    last=2; [ $a -ge 12 ] && last=0
+    printf '    {"index": %d, "limbs": [{"limb": 0, "kind": "sequence", "start": 0, "last": %d, "loop": true}]}%s\n' \
+      "$a" "$last" "$([ $a -lt 15 ] && echo ,)"
+  done
+  printf '  ]\n}\n'
+} >scumm/src/costume.json
+show "$trowel" create -t scumm-cost -o scumm/walker.cost -C scumm/src .
+show "$trowel" info scumm/walker.cost
+show "$trowel" convert scumm/walker.cost --to png -o scumm/png
+show "$trowel" convert scumm/walker.cost --to gif -O delay=20 -o scumm/gif
+ls scumm/png scumm/gif
+# The folder convert wrote builds the same costume again.
+"$trowel" create -t scumm-cost -o scumm/again.cost -C scumm/png .
+cmp scumm/walker.cost scumm/again.cost
+made scumm/walker.cost scumm/png scumm/gif
+
 # -------------------------------------------------------------- summary
 section "Summary"
 printf 'Samples made in %s:\n' "${samples#"$here"/}"
@@ -323,6 +359,8 @@ printf 'Trespasser: a 100x60 height map -> hills.wtd (%s bytes) -> PNG/OBJ/GLB, 
   "$(stat -c %s tres/hills.wtd)"
 printf 'Cinematique: 8 assets converted to PNG/WAV/JSON, packed into 2 part files and VOL.CNF\n'
 printf 'Trespasser: a GROFF scene rebuilt from its sections; a GRF world to placements, OBJ + MTL and GLB\n'
+printf 'SCUMM: a costume built from 3 PNG frames, converted to a sheet + atlas and %s GIFs, rebuilt identical\n' \
+  "$(ls scumm/gif | wc -l | tr -d ' ')"
 printf '%s\n' "$peer_note"
 printf 'SCUMM: a 1-room game read through the xor69 filter, %s blocks extracted decrypted\n' \
   "$(find scumm/out -type f | wc -l | tr -d ' ')"

@@ -506,6 +506,16 @@ trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *options, size_t option_count, trowel_sink *out);
 
+/* True when converting a's input to target writes a folder of files (a
+ * costume's pictures, sheet and atlas) rather than one file: such targets
+ * go through trowel_convert_folder, and trowel_convert refuses them. */
+bool trowel_convert_makes_folder(const trowel_archive *a, const char *target);
+/* Converts into the folder dir (trowel_outdir_open), with the same option
+ * checks as trowel_convert. Files finished before a failure stay. */
+trowel_status trowel_convert_folder(trowel_ctx *ctx, trowel_archive *a, const char *target,
+                                    const char *const *options, size_t option_count,
+                                    trowel_outdir *dir);
+
 /* ---------------------------------------------------------------- codecs */
 
 typedef struct trowel_codec trowel_codec;

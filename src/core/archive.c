@@ -596,9 +596,17 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
     if (strcmp(target, "json") == 0) {
         trowel_status s = TROWEL_OK;
         char *text = NULL;
-        if (s == TROWEL_OK)
-            s = trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY,
-                                       &text);
+        unsigned what = TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY;
+        if (a->fmt->structure) { /* the format adds what info and entries cannot hold */
+            json_object *root = archive_to_json(a, what);
+            s = root ? a->fmt->structure(a, root) : TROWEL_ERR_NOMEM;
+            if (s == TROWEL_OK)
+                s = json_text(ctx, root, what, &text);
+            else
+                json_object_put(root);
+        } else if (s == TROWEL_OK) {
+            s = trowel_archive_to_json(a, what, &text);
+        }
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
@@ -606,11 +614,49 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
         free(text);
         return s;
     }
+    if (trowel_convert_makes_folder(a, target))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s converts to %s as a folder of files: name an output folder",
+                           a->fmt->id, target);
     if (!a->fmt->convert)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "%s files convert only to json", a->fmt->id);
     const char *purpose = trowel_mem_purpose(ctx, "the conversion");
     trowel_status s = a->fmt->convert(a, target, opts, nopts, out);
+    trowel_mem_purpose(ctx, purpose);
+    return s;
+}
+
+/* True when list (space separated) holds word. */
+static bool list_has(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *w = list; w && *w;) {
+        size_t len = strcspn(w, " ");
+        if (len == n && strncmp(w, word, n) == 0)
+            return true;
+        w += len + (w[len] == ' ');
+    }
+    return false;
+}
+
+bool trowel_convert_makes_folder(const trowel_archive *a, const char *target)
+{
+    return a && target && a->fmt->convert_folder && list_has(a->fmt->folder_targets, target);
+}
+
+trowel_status trowel_convert_folder(trowel_ctx *ctx, trowel_archive *a, const char *target,
+                                    const char *const *opts, size_t nopts, trowel_outdir *dir)
+{
+    trowel_ctx_clear_error(ctx);
+    trowel_status checked = trowel_options_check_format(ctx, a->fmt, target, opts, nopts);
+    if (checked != TROWEL_OK)
+        return checked;
+    if (!trowel_convert_makes_folder(a, target))
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "%s does not convert to %s as a folder", a->fmt->id, target);
+    const char *purpose = trowel_mem_purpose(ctx, "the conversion");
+    trowel_status s = a->fmt->convert_folder(a, target, opts, nopts, dir);
     trowel_mem_purpose(ctx, purpose);
     return s;
 }

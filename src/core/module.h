@@ -62,6 +62,15 @@ struct trowel_format {
     /* Optional: converts to a target other than "json". */
     trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
                              size_t nopts, trowel_sink *out);
+    /* Optional: adds "structure" (or other keys) to convert --to json's
+     * object, beside info and entries. */
+    trowel_status (*structure)(trowel_archive *a, struct json_object *root);
+    /* Optional: the targets (space separated, also listed in convert_targets)
+     * whose result is a folder of files rather than one file, and the
+     * conversion that writes them (trowel_outdir_create for each). */
+    const char *folder_targets;
+    trowel_status (*convert_folder)(trowel_archive *a, const char *target,
+                                    const char *const *opts, size_t nopts, trowel_outdir *dir);
     /* Optional (with TROWEL_CAP_NAMES): recovers names from a list or folder. */
     trowel_status (*set_names)(trowel_archive *a, const char *path);
     /* Optional: reading options (already checked against options). */

@@ -24,6 +24,8 @@ extern const trowel_format trowel_format_cine_script;
 extern const trowel_format trowel_format_cine_save;
 extern const trowel_format trowel_format_vpp;
 extern const trowel_format trowel_format_scumm_res;
+extern const trowel_format trowel_format_scumm_cost;
+extern const trowel_format trowel_format_scumm_akos;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
@@ -52,6 +54,8 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_cine_save,
     &trowel_format_vpp,
     &trowel_format_scumm_res,
+    &trowel_format_scumm_cost,
+    &trowel_format_scumm_akos,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
 

@@ -311,3 +311,97 @@ void trowel_sheet_blit(const trowel_sheet *s, uint8_t *sheet, size_t i, const ui
         memcpy(sheet + (((size_t)(y0 + y) * s->width) + x0) * bpp, frame + (size_t)y * fw * bpp,
                (size_t)(fw < s->cell_w ? fw : s->cell_w) * bpp);
 }
+
+/* ------------------------------------------------------------- reading */
+
+typedef struct png_reading {
+    png_job job;
+    png_source src;
+    uint8_t *pixels;   /* ours, freed by the caller of the setjmp frame on failure */
+    png_bytep *rows;
+    uint32_t w, h;
+    trowel_palette *pal;
+    bool not_indexed;
+} png_reading;
+
+static void read_image(png_structp png, png_infop info, png_reading *rd)
+{
+    png_set_read_fn(png, &rd->src, on_png_read);
+    png_read_info(png, info);
+    png_uint_32 w, h;
+    int depth, type;
+    png_get_IHDR(png, info, &w, &h, &depth, &type, NULL, NULL, NULL);
+    if (type != PNG_COLOR_TYPE_PALETTE) {
+        rd->not_indexed = true;
+        png_error(png, "not an indexed PNG");
+    }
+    if (w == 0 || h == 0 || w > TROWEL_PNG_MAX_SIDE || h > TROWEL_PNG_MAX_SIDE)
+        png_error(png, "image sides out of range");
+    if (depth < 8)
+        png_set_packing(png);
+    png_colorp plte;
+    int count = 0;
+    png_get_PLTE(png, info, &plte, &count);
+    png_bytep trns = NULL;
+    int ntrns = 0;
+    if (png_get_valid(png, info, PNG_INFO_tRNS))
+        png_get_tRNS(png, info, &trns, &ntrns, NULL);
+    memset(rd->pal, 0, sizeof *rd->pal);
+    rd->pal->count = (unsigned)count;
+    for (int i = 0; i < count && i < 256; i++) {
+        rd->pal->rgba[i][0] = plte[i].red;
+        rd->pal->rgba[i][1] = plte[i].green;
+        rd->pal->rgba[i][2] = plte[i].blue;
+        rd->pal->rgba[i][3] = i < ntrns ? trns[i] : 255;
+    }
+    png_read_update_info(png, info);
+    rd->w = w;
+    rd->h = h;
+    rd->pixels = trowel_mem_alloc(rd->job.ctx, (size_t)w * h);
+    rd->rows = rd->pixels ? trowel_mem_alloc(rd->job.ctx, h * sizeof *rd->rows) : NULL;
+    if (!rd->rows) {
+        rd->job.status = rd->job.ctx->last_error.status;
+        png_error(png, "out of memory");
+    }
+    for (png_uint_32 y = 0; y < h; y++)
+        rd->rows[y] = rd->pixels + (size_t)y * w;
+    png_read_image(png, rd->rows);
+    png_read_end(png, NULL);
+}
+
+static bool run_read(png_structp png, png_infop info, png_reading *rd)
+{
+    if (setjmp(png_jmpbuf(png)) == 0) {
+        read_image(png, info, rd);
+        return true;
+    }
+    return false;
+}
+
+trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                      size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
+                                      trowel_palette *pal)
+{
+    *pixels = NULL;
+    png_reading rd = {.job = {.ctx = ctx}, .src = {data, size, 0}, .pal = pal};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &rd.job, on_png_error,
+                                             on_png_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    bool ok = info && run_read(png, info, &rd);
+    png_destroy_read_struct(png ? &png : NULL, info ? &info : NULL, NULL);
+    trowel_mem_free(ctx, rd.rows);
+    if (ok) {
+        *pixels = rd.pixels;
+        *w = rd.w;
+        *h = rd.h;
+        return TROWEL_OK;
+    }
+    trowel_mem_free(ctx, rd.pixels);
+    if (rd.not_indexed)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s: not an indexed PNG",
+                           name);
+    if (rd.job.status == TROWEL_ERR_LIMIT || rd.job.status == TROWEL_ERR_NOMEM)
+        return rd.job.status;
+    return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "%s: %s", name,
+                       rd.job.message[0] ? rd.job.message : "not a PNG");
+}

@@ -37,6 +37,13 @@ trowel_status trowel_png_write_gray16(trowel_ctx *ctx, trowel_sink *out, uint32_
  * *depth is 8 or 16. Other colour types are TROWEL_ERR_UNSUPPORTED. */
 trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                    uint32_t *w, uint32_t *h, unsigned *depth, uint16_t **samples);
+/* Reads an indexed PNG (colour type palette, 1 to 8 bits) from memory:
+ * *pixels (trowel_mem_alloc, one index a byte, row after row), its size
+ * and its palette. Other PNGs are TROWEL_ERR_USAGE ("not an indexed
+ * PNG"); broken ones TROWEL_ERR_CORRUPT. name is for messages. */
+trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                      size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
+                                      trowel_palette *pal);
 
 /* A sheet: frames placed left to right in rows of `columns` cells, every
  * cell as large as the largest frame, frame i's top left corner at

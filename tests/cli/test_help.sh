@@ -113,7 +113,7 @@ assert_eq "the man page has every option of every command" "" "$(cat check.txt)"
 run "$TROWEL" formats --json
 cp "$OUT_FILE" formats.json
 keys=$(jq -r '.formats[] | .id as $f | (.read_options[], .convert_options[]) |
-    "\($f) \(.key) \(.targets // ["read"] | join(" "))"' formats.json)
+    "\($f) \(.key) \(.targets // ["read"] | join(","))"' formats.json)
 assert_contains "formats --json: vsif reads raw" "$keys" "vsif raw read"
 assert_contains "formats --json: cine-set png palette" "$keys" "cine-set palette png"
 assert_contains "formats --json: cine-font glyphmap columns" "$keys" "cine-font columns glyphmap"

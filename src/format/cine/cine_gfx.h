@@ -18,7 +18,7 @@
 #define TROWEL_CINE_GFX_H
 
 #include "core/module.h"
-#include "export/png.h"
+#include "export/image.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -87,27 +87,9 @@ static inline void cine_palette_from_words(trowel_palette *p, const uint8_t *wor
     }
 }
 
-/* 256 RGB triplets (768 bytes) into an opaque palette. */
 static inline void cine_palette_from_rgb(trowel_palette *p, const uint8_t *rgb)
 {
-    memset(p, 0, sizeof *p);
-    p->count = 256;
-    for (unsigned i = 0; i < 256; i++) {
-        memcpy(p->rgba[i], rgb + 3 * i, 3);
-        p->rgba[i][3] = 255;
-    }
-}
-
-/* Without a palette: a grey ramp from black (0) to white (count - 1). */
-static inline void cine_palette_default(trowel_palette *p, unsigned count)
-{
-    memset(p, 0, sizeof *p);
-    p->count = count;
-    for (unsigned i = 0; i < count; i++) {
-        uint8_t g = (uint8_t)(count > 1 ? i * 255 / (count - 1) : 0);
-        p->rgba[i][0] = p->rgba[i][1] = p->rgba[i][2] = g;
-        p->rgba[i][3] = 255;
-    }
+    trowel_palette_from_rgb(p, rgb);
 }
 
 enum {
@@ -217,7 +199,8 @@ static inline trowel_status cine_load(trowel_archive *a, uint64_t off, uint64_t 
 
 /* --------------------------------------------------------- to PNG frames */
 
-/* A format's frames, as the PNG conversion sees them. */
+/* A format's frames, as the PNG conversion sees them (the shared exporter,
+ * export/image.h, does the work; these callbacks take the archive). */
 typedef struct cine_frames {
     trowel_archive *a;
     size_t count;
@@ -232,168 +215,37 @@ typedef struct cine_frames {
 
 /* The png target's options, rows of each image format's option table. */
 #define CINE_PNG_OPTIONS                                                                    \
-    {"frame", "N", "one frame (from 0) instead of a sheet of them all", "png"},              \
-    {"palette", "FILE",                                                                     \
-     "colours from FILE (a 32- or 768-byte palette, or a background holding one)", "png"},  \
-    {"transparent", "N|none", "the colour index drawn transparent (none: every colour opaque)", \
-     "png"},                                                                                \
-    {"columns", "N", "frames per row of the sheet (default: about square)", "png"}
+    TROWEL_IMAGE_PNG_OPTIONS(                                                               \
+        "colours from FILE (a 32- or 768-byte palette, or a background holding one)")
 
-/* An unsigned number option within [0, max]; absent leaves *v alone. */
 static inline trowel_status cine_option_uint(trowel_ctx *ctx, const char *const *opts,
                                              size_t nopts, const char *key, unsigned long max,
                                              unsigned long *v, bool *given)
 {
-    const char *text = trowel_options_get(opts, nopts, key);
-    if (given)
-        *given = text != NULL;
-    if (!text)
-        return TROWEL_OK;
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(text, &end, 10);
-    if (!isdigit((unsigned char)text[0]) || *end || errno || n > max)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "%s=%s: expected a number from 0 to %lu", key, text, max);
-    *v = n;
-    return TROWEL_OK;
+    return trowel_image_option_uint(ctx, opts, nopts, key, max, v, given);
 }
 
-/* The palette the PNG gets: masks black/white; else palette=FILE, the
- * file's own, or grey; then the transparent colour's alpha set to 0. */
-static inline trowel_status cine_png_palette(const cine_frames *f, const char *const *opts,
-                                             size_t nopts, trowel_palette *pal)
+static inline void cine_frames_size(const void *user, size_t i, uint32_t *w, uint32_t *h)
 {
-    trowel_ctx *ctx = f->a->ctx;
-    const char *file = trowel_options_get(opts, nopts, "palette");
-    trowel_status s = TROWEL_OK;
-    if (f->colours == 2) {
-        if (file || trowel_options_get(opts, nopts, "transparent"))
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "masks have no colours: palette= and transparent= do not apply");
-        memset(pal, 0, sizeof *pal);
-        pal->count = 2;
-        memset(pal->rgba[1], 255, 4); /* set bits: opaque white; clear: transparent */
-        return TROWEL_OK;
-    }
-    if (file)
-        s = cine_palette_from_file(ctx, file, pal);
-    else if (f->own)
-        *pal = *f->own;
-    else
-        cine_palette_default(pal, f->colours);
-    if (s != TROWEL_OK)
-        return s;
-    if (pal->count < f->colours)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "palette=%s has %u colours; these pixels need %u", file ? file : "",
-                           pal->count, f->colours);
-    pal->count = f->colours; /* a 256-colour file for a 16-colour image: first 16 */
-    const char *t = trowel_options_get(opts, nopts, "transparent");
-    long transparent = f->transparent;
-    if (t && strcmp(t, "none") == 0) {
-        transparent = -1;
-    } else if (t) {
-        unsigned long v = 0;
-        if ((s = cine_option_uint(ctx, opts, nopts, "transparent", f->colours - 1, &v, NULL)))
-            return s;
-        transparent = (long)v;
-    }
-    if (transparent >= 0)
-        pal->rgba[transparent][3] = 0;
-    return TROWEL_OK;
+    const cine_frames *f = user;
+    f->size(f->a, i, w, h);
 }
 
-static inline trowel_status cine_png_one(const cine_frames *f, size_t i, const trowel_palette *pal,
-                                         trowel_sink *out)
+static inline trowel_status cine_frames_decode(const void *user, size_t i, uint8_t *px)
 {
-    trowel_ctx *ctx = f->a->ctx;
-    uint32_t w, h;
-    f->size(f->a, i, &w, &h);
-    if (w == 0 || h == 0)
-        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                           "frame %zu is empty (%lux%lu)", i, (unsigned long)w, (unsigned long)h);
-    /* Refuse what PNG cannot hold before spending memory on it. */
-    if (w > TROWEL_PNG_MAX_SIDE || h > TROWEL_PNG_MAX_SIDE)
-        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
-                           "frame %zu is %lux%lu pixels; PNG sides stop at %u here", i,
-                           (unsigned long)w, (unsigned long)h, TROWEL_PNG_MAX_SIDE);
-    uint8_t *px = trowel_mem_alloc(ctx, (size_t)w * h);
-    if (!px)
-        return ctx->last_error.status;
-    trowel_status s = f->decode(f->a, i, px);
-    if (s == TROWEL_OK)
-        s = trowel_png_write_indexed(ctx, out, w, h, px, pal);
-    trowel_mem_free(ctx, px);
-    return s;
-}
-
-/* Gaps between frames of a sheet take a fully transparent colour: an extra
- * palette entry when there is room, else the transparent colour, else 0. */
-static inline uint8_t cine_sheet_fill(trowel_palette *pal, long transparent_alpha_index)
-{
-    if (pal->count < 256) {
-        memset(pal->rgba[pal->count], 0, 4);
-        return (uint8_t)pal->count++;
-    }
-    return (uint8_t)(transparent_alpha_index >= 0 ? transparent_alpha_index : 0);
-}
-
-static inline trowel_status cine_png_sheet(const cine_frames *f, uint32_t columns,
-                                           trowel_palette *pal, trowel_sink *out)
-{
-    trowel_ctx *ctx = f->a->ctx;
-    uint32_t *ws = trowel_mem_calloc(ctx, f->count ? f->count : 1, 2 * sizeof *ws);
-    if (!ws)
-        return ctx->last_error.status;
-    uint32_t *hs = ws + f->count;
-    for (size_t i = 0; i < f->count; i++)
-        f->size(f->a, i, &ws[i], &hs[i]);
-    trowel_sheet sh;
-    uint8_t *sheet = NULL, *px = NULL;
-    trowel_status s = trowel_sheet_plan(ctx, f->count, ws, hs, columns, 1, &sh);
-    if (s == TROWEL_OK && !(sheet = trowel_mem_alloc(ctx, (size_t)sh.width * sh.height)))
-        s = ctx->last_error.status;
-    if (s == TROWEL_OK && !(px = trowel_mem_alloc(ctx, (size_t)sh.cell_w * sh.cell_h)))
-        s = ctx->last_error.status;
-    if (s == TROWEL_OK) {
-        long clear = -1;
-        for (unsigned c = 0; c < pal->count && clear < 0; c++)
-            clear = pal->rgba[c][3] == 0 ? (long)c : -1;
-        memset(sheet, cine_sheet_fill(pal, clear), (size_t)sh.width * sh.height);
-    }
-    for (size_t i = 0; s == TROWEL_OK && i < f->count; i++) {
-        if (ws[i] == 0 || hs[i] == 0)
-            continue;
-        if ((s = f->decode(f->a, i, px)) == TROWEL_OK)
-            trowel_sheet_blit(&sh, sheet, i, px, ws[i], hs[i], 1);
-    }
-    if (s == TROWEL_OK)
-        s = trowel_png_write_indexed(ctx, out, sh.width, sh.height, sheet, pal);
-    trowel_mem_free(ctx, px);
-    trowel_mem_free(ctx, sheet);
-    trowel_mem_free(ctx, ws);
-    return s;
+    const cine_frames *f = user;
+    return f->decode(f->a, i, px);
 }
 
 /* convert --to png: -O frame=N for one frame, else a sheet (-O columns=N). */
 static inline trowel_status cine_convert_png(const cine_frames *f, const char *const *opts,
                                              size_t nopts, trowel_sink *out)
 {
-    trowel_ctx *ctx = f->a->ctx;
-    trowel_status s;
-    if (f->count == 0)
-        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "no frames to convert");
-    trowel_palette pal;
-    if ((s = cine_png_palette(f, opts, nopts, &pal)) != TROWEL_OK)
-        return s;
-    unsigned long frame = 0, columns = f->columns;
-    bool one = false;
-    if ((s = cine_option_uint(ctx, opts, nopts, "frame", f->count - 1, &frame, &one)) ||
-        (s = cine_option_uint(ctx, opts, nopts, "columns", 4096, &columns, NULL)))
-        return s;
-    /* A single frame needs no sheet (nor its extra gap colour). */
-    return one || f->count == 1 ? cine_png_one(f, frame, &pal, out) : cine_png_sheet(f, (uint32_t)columns, &pal, out);
+    trowel_frames tf = {.ctx = f->a->ctx, .user = f, .count = f->count,
+                        .colours = f->colours, .transparent = f->transparent,
+                        .columns = f->columns, .own = f->own, .load = cine_palette_from_file,
+                        .size = cine_frames_size, .decode = cine_frames_decode};
+    return trowel_image_convert_png(&tf, opts, nopts, out);
 }
 
 /* ------------------------------------------------- ANI/MSK frame header */
