@@ -46,6 +46,8 @@ extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_compress;
 extern const cli_command cli_cmd_decompress;
 extern const cli_command cli_cmd_completion;
+extern const cli_command cli_cmd_mount;
+extern const cli_command cli_cmd_umount;
 
 /* Every command, in the order help lists them (main.c). */
 extern const cli_command *const cli_commands[];

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the Debian packages trowel needs and installs the missing ones.
 #   scripts/deps.sh build   compiler, CMake, libraries (what `make` needs)
-#   scripts/deps.sh test    build + the peers the tests cross-check against, python3-pil
+#   scripts/deps.sh test    build + the peers the tests cross-check against, fuse3 (mount), python3-pil
 #                           (PNG pixels) and valgrind (the README example test)
 #   scripts/deps.sh ci      test + clang/libFuzzer (sanitizers, fuzzing)
 #   scripts/deps.sh bench   test + hyperfine
@@ -9,8 +9,8 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev)
-test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev libfuse3-dev)
+test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools fuse3)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
 
