@@ -38,7 +38,8 @@ typedef enum cli_opt_id {
     OPT_SKIP_EXISTING,
     OPT_STDOUT,
     OPT_FOREGROUND,
-    OPT_DEBUG
+    OPT_DEBUG,
+    OPT_CACHE
 } cli_opt_id;
 
 typedef struct cli_option {

@@ -19,14 +19,27 @@
 
 #define NO_FUSE_HELP "This trowel was built without libfuse3: mount is not available.\n"
 
+const char *cli_mount_fuse_version(void)
+{
+#ifdef TROWEL_HAVE_FUSE
+    return TROWEL_FUSE_VERSION;
+#else
+    return NULL;
+#endif
+}
+
 /* ----------------------------------------------------------------- mount */
 
 #ifdef TROWEL_HAVE_FUSE
-/* The decoded bytes kept: half the memory limit, the other half is for
- * decoding the entry being read. */
-static uint64_t cache_limit(const cli_session *s)
+/* The decoded bytes kept: --cache, else half the memory limit (the other
+ * half is for decoding the entry being read). */
+static int cache_limit(const cli_session *s, const cli_args *args, uint64_t *out)
 {
-    return trowel_ctx_mem_limit(s->ctx) / 2;
+    const char *text = cli_args_last(args, OPT_CACHE);
+    *out = trowel_ctx_mem_limit(s->ctx) / 2;
+    if (text && !cli_parse_size(text, out))
+        return cli_usage_error(s->verb, "--cache takes a byte count such as 256M, not '%s'", text);
+    return CLI_EXIT_OK;
 }
 
 static int check_mountpoint(const cli_session *s, const char *path)
@@ -71,12 +84,15 @@ static int run_mount(const cli_args *args, cli_session *s)
         rc = cli_usage_error(s->verb, "mount reads a file, not standard input");
     if (rc == CLI_EXIT_OK)
         rc = check_mountpoint(s, args->operands[1]);
+    uint64_t cache = 0;
+    if (rc == CLI_EXIT_OK)
+        rc = cache_limit(s, args, &cache);
     if (rc != CLI_EXIT_OK)
         return rc;
     const char *path = args->operands[0];
     mount_config cfg = {.archive = path, .mountpoint = args->operands[1],
                         .foreground = cli_args_has(args, OPT_FOREGROUND),
-                        .debug = cli_args_has(args, OPT_DEBUG), .cache_limit = cache_limit(s)};
+                        .debug = cli_args_has(args, OPT_DEBUG), .cache_limit = cache};
     cli_opened o = {0}, raw = {0};
     rc = cli_open_archive(s, path, fmt, &o);
     if (rc == CLI_EXIT_OK)
@@ -116,6 +132,7 @@ static void mount_help(FILE *f)
 static const cli_option mount_options[] = {
     {OPT_FOREGROUND, 'f', "foreground", NULL,
      "stay in the foreground (errors on stderr; Ctrl-C unmounts)"},
+    {OPT_CACHE, 0, "cache", "SIZE", "keep at most SIZE decoded bytes (default: half of --mem-limit)"},
     {OPT_RAW, 0, "raw", NULL, "show entries as stored, not converted (as extract --raw)"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a reading option of the format (repeatable)"},
@@ -126,13 +143,14 @@ static const cli_option mount_options[] = {
 
 const cli_command cli_cmd_mount = {
     .name = "mount",
-    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [--raw] [--names LIST] [-O KEY=VALUE]...",
+    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [--cache SIZE] [--raw] [--names LIST] "
+                "[-O KEY=VALUE]...",
     .summary = "show an archive as a read-only folder (FUSE)",
     .description =
         "Mount ARCHIVE on the folder MOUNTPOINT, read-only: the files and folders\n"
         "are those 'extract' would write, read without extracting. Entries are\n"
         "decoded on first read (or stat, when only decoding tells their size) and\n"
-        "kept in a cache of at most half of --mem-limit. Beside them, .trowel/\n"
+        "kept in a cache (--cache, least recently used out). Beside them, .trowel/\n"
         "holds archive.json (convert --to json), manifest.json (extract\n"
         "--manifest), raw/ (the entries as stored, where the format converts\n"
         "them) and convert/ (each entry in every format it converts to, made\n"

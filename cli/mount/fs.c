@@ -6,6 +6,7 @@
  * kernel may keep pages and attributes as long as it likes.
  */
 #define FUSE_USE_VERSION 31
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "mount.h"
 
 #include <fuse.h>
@@ -105,12 +106,13 @@ static void release(mount_fs *fs, mount_node *n)
     n->len = 0;
 }
 
-/* Drops least recently used files until want more bytes fit, keeping keep
- * (a file being converted from). */
+/* Drops least recently used files until want more bytes fit (UINT64_MAX:
+ * all of them), keeping keep (the file just read). */
 static void make_room(mount_fs *fs, uint64_t want, const mount_node *keep)
 {
     mount_node *n = fs->lru_tail;
-    while (n && fs->cached + want > fs->cfg->cache_limit) {
+    uint64_t limit = fs->cfg->cache_limit;
+    while (n && (want > limit || fs->cached > limit - want)) {
         mount_node *prev = n->lru_prev;
         if (n != keep)
             release(fs, n);
@@ -555,10 +557,14 @@ static int run_loop(mount_fs *fs)
         fuse_opt_free_args(&args);
         return rc;
     }
-    struct fuse *f = fuse_new(&args, &operations, sizeof operations, fs);
-    if (!f) {
+    /* libfuse unmounts by this path once detached (in "/") or interrupted. */
+    char *point = realpath(cfg->mountpoint, NULL);
+    struct fuse *f = point ? fuse_new(&args, &operations, sizeof operations, fs) : NULL;
+    if (!point) {
+        cli_error("%s: %s", cfg->mountpoint, strerror(errno));
+    } else if (!f) {
         cli_error("%s: libfuse could not start", cfg->archive);
-    } else if (fuse_mount(f, cfg->mountpoint) != 0) {
+    } else if (fuse_mount(f, point) != 0) {
         cli_error("%s: cannot mount on %s (is it an empty folder, and can /dev/fuse be opened?)",
                   cfg->archive, cfg->mountpoint);
     } else {
@@ -577,6 +583,7 @@ static int run_loop(mount_fs *fs)
     }
     if (f)
         fuse_destroy(f);
+    free(point);
     fuse_opt_free_args(&args);
     return rc;
 }
