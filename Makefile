@@ -58,6 +58,7 @@ bench:
 	bench/bench_szdd.sh $(BUILD)
 	bench/bench_cine.sh $(BUILD)
 	bench/bench_vsif.sh $(BUILD)
+	bench/bench_mount.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
