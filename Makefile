@@ -60,6 +60,7 @@ bench:
 	bench/bench_vsif.sh $(BUILD)
 	bench/bench_codecs.sh $(BUILD)
 	bench/bench_trespasser.sh $(BUILD)
+	bench/bench_mount.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

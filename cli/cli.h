@@ -46,6 +46,12 @@ extern const cli_command cli_cmd_convert;
 extern const cli_command cli_cmd_compress;
 extern const cli_command cli_cmd_decompress;
 extern const cli_command cli_cmd_completion;
+extern const cli_command cli_cmd_mount;
+extern const cli_command cli_cmd_umount;
+
+/* The libfuse version trowel mount was built with, or NULL when it was
+ * built without libfuse3 (cmd_mount.c). */
+const char *cli_mount_fuse_version(void);
 
 /* Every command, in the order help lists them (main.c). */
 extern const cli_command *const cli_commands[];

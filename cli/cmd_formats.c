@@ -116,6 +116,11 @@ static void print_text(void)
         const trowel_codec *c = trowel_codec_at(i);
         printf("%-14s %s\n", trowel_codec_id(c), trowel_codec_description(c));
     }
+    const char *fuse = cli_mount_fuse_version();
+    if (fuse)
+        printf("\nMount: trowel mount shows every archive as a folder (libfuse %s)\n", fuse);
+    else
+        puts("\nMount: not available (this trowel was built without libfuse3)");
 }
 
 /* ------------------------------------------------------------------ JSON */
@@ -211,6 +216,12 @@ static int print_json(void)
         json_object_array_add(codecs, codec_json(trowel_codec_at(i)));
     json_object_object_add(root, "formats", formats);
     json_object_object_add(root, "codecs", codecs);
+    const char *fuse = cli_mount_fuse_version();
+    json_object *mount = json_object_new_object();
+    json_object_object_add(mount, "available", json_object_new_boolean(fuse != NULL));
+    if (fuse)
+        json_object_object_add(mount, "fuse", json_object_new_string(fuse));
+    json_object_object_add(root, "mount", mount);
     const char *text = json_object_to_json_string_ext(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     int rc = CLI_EXIT_OK;

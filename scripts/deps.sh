@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Checks the Debian packages trowel needs and installs the missing ones.
 #   scripts/deps.sh build   compiler, CMake, libraries (what `make` needs)
-#   scripts/deps.sh test    build + the peers the tests cross-check against, python3-pil
-#                           (PNG pixels), valgrind (the README example test), and node +
-#                           npm with Khronos' gltf-validator (npm, into build/node) for .glb
+#   scripts/deps.sh test    build + the peers the tests cross-check against, fuse3 (mount),
+#                           python3-pil (PNG pixels), valgrind (the README example test),
+#                           zsh and fish (completions), and node + npm with Khronos'
+#                           gltf-validator (npm, into build/node) for .glb
 #   scripts/deps.sh ci      test + clang/libFuzzer (sanitizers, fuzzing)
 #   scripts/deps.sh bench   test + hyperfine
 # Installs with apt-get as root, or through sudo; says what to run otherwise.
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev libgif-dev)
-test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev libgif-dev libfuse3-dev)
+test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs fuse3)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
 

@@ -120,6 +120,10 @@ void trowel_ctx_free(trowel_ctx *ctx);
  * it fails with TROWEL_ERR_LIMIT. Takes effect for the next allocation. */
 void trowel_ctx_set_mem_limit(trowel_ctx *ctx, uint64_t bytes);
 uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx);
+/* The bytes of counted memory alive now (what the limit is checked
+ * against): a caller keeping entries in memory (trowel mount's cache) sizes
+ * what it keeps from it. */
+uint64_t trowel_ctx_mem_in_use(const trowel_ctx *ctx);
 
 /* How many threads one call may use where the work splits (the Delphine
  * packer's encoder does): 1 keeps every call on the caller's thread; 0,
@@ -442,6 +446,25 @@ trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *o
  * Checks the entry's checksums and sizes as it goes. An index past the end
  * or a NULL sink is TROWEL_ERR_USAGE. */
 trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out);
+
+/* True when trowel_archive_read_entry, with the options set now, writes
+ * exactly the entry's size bytes (or fails). False when the bytes are
+ * converted on the way (scenes.image writes text VCDs unless raw=1), so
+ * their count is known only once the entry has been read. Answers from
+ * the directory alone: nothing is read. False for an index past the end. */
+bool trowel_archive_entry_size_exact(const trowel_archive *a, size_t index);
+
+/* Reads entry index whole into memory that the context's memory limit
+ * counts (the memory stays counted until it is freed, so what a caller
+ * keeps narrows what later work may allocate). The same bytes, checks and
+ * errors as trowel_archive_read_entry. On TROWEL_OK *data holds *size bytes
+ * (NULL when the entry is empty), freed with trowel_archive_free_data on
+ * the same archive (or another of the same context); on failure *data is
+ * NULL and *size 0. When the size is exact, the memory is sized once. */
+trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, uint8_t **data,
+                                             size_t *size);
+/* Frees what trowel_archive_read_entry_data returned (NULL: nothing). */
+void trowel_archive_free_data(trowel_archive *a, uint8_t *data);
 
 /* One problem found by verify. */
 typedef void (*trowel_verify_fn)(void *user, const trowel_error *problem);

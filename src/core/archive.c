@@ -300,6 +300,57 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
     return s;
 }
 
+bool trowel_archive_entry_size_exact(const trowel_archive *a, size_t index)
+{
+    if (index >= a->entry_count)
+        return false;
+    return !a->fmt->entry_size_exact || a->fmt->entry_size_exact(a, index);
+}
+
+/* Gives the memory sink's buffer back at its used length, so a kept entry
+ * costs what it holds and not the slack of the doublings. */
+static trowel_status take_fitted(trowel_archive *a, trowel_sink *sink, uint8_t **data,
+                                 size_t *size)
+{
+    trowel_status s = trowel_sink_take(sink, data, size);
+    if (s != TROWEL_OK || !*data || !*size) {
+        trowel_mem_free(a->ctx, *data);
+        *data = NULL;
+        return s;
+    }
+    uint8_t *fitted = trowel_mem_realloc(a->ctx, *data, *size);
+    if (fitted)
+        *data = fitted;
+    trowel_ctx_clear_error(a->ctx); /* shrinking cannot really fail: keep the old block */
+    return TROWEL_OK;
+}
+
+trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, uint8_t **data,
+                                             size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    trowel_sink *sink;
+    trowel_status s = trowel_sink_open_memory(a->ctx, &sink);
+    if (s != TROWEL_OK)
+        return s;
+    if (trowel_archive_entry_size_exact(a, index) && a->entries[index].size <= SIZE_MAX) {
+        trowel_set_entry(a->ctx, a->entries[index].name);
+        s = trowel_sink_reserve(sink, (size_t)a->entries[index].size);
+    }
+    if (s == TROWEL_OK)
+        s = trowel_archive_read_entry(a, index, sink);
+    if (s == TROWEL_OK)
+        s = take_fitted(a, sink, data, size);
+    trowel_sink_discard(sink);
+    return s;
+}
+
+void trowel_archive_free_data(trowel_archive *a, uint8_t *data)
+{
+    trowel_mem_free(a->ctx, data);
+}
+
 /* ---------------------------------------------------------------- verify */
 
 void trowel_archive_report(trowel_archive *a)

@@ -56,6 +56,11 @@ uint64_t trowel_ctx_mem_limit(const trowel_ctx *ctx)
     return ctx->mem_limit;
 }
 
+uint64_t trowel_ctx_mem_in_use(const trowel_ctx *ctx)
+{
+    return ctx->mem_in_use;
+}
+
 void trowel_ctx_set_threads(trowel_ctx *ctx, unsigned threads)
 {
     ctx->threads = threads;

@@ -75,6 +75,10 @@ struct trowel_format {
     trowel_status (*set_names)(trowel_archive *a, const char *path);
     /* Optional: reading options (already checked against options). */
     trowel_status (*set_options)(trowel_archive *a, const char *const *opts, size_t n);
+    /* Optional: false when read_entry converts entry index on the way, so
+     * it may write other than the entry's size (trowel_archive_entry_size_exact).
+     * NULL: every entry reads as exactly its size. */
+    bool (*entry_size_exact)(const trowel_archive *a, size_t index);
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };

@@ -324,6 +324,20 @@ const uint8_t *trowel_sink_data(const trowel_sink *s, size_t *size)
     return s->buf;
 }
 
+trowel_status trowel_sink_reserve(trowel_sink *s, size_t size)
+{
+    if (s->kind != TROWEL_SINK_MEMORY || size <= s->cap)
+        return TROWEL_OK;
+    const char *purpose = trowel_mem_purpose(s->ctx, "the output kept in memory");
+    uint8_t *b = trowel_mem_realloc(s->ctx, s->buf, size);
+    trowel_mem_purpose(s->ctx, purpose);
+    if (!b)
+        return s->ctx->last_error.status;
+    s->buf = b;
+    s->cap = size;
+    return TROWEL_OK;
+}
+
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size)
 {
     *data = NULL;

@@ -608,6 +608,15 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
     return s;
 }
 
+/* Scenes are written as text VCDs unless raw=1: their size is known only
+ * once written. */
+static bool vsif_entry_size_exact(const trowel_archive *a, size_t index)
+{
+    (void)index;
+    const vsif_state *st = a->priv;
+    return st->raw;
+}
+
 static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
     vsif_state *st = a->priv; /* keys checked against vsif_options */
@@ -1586,5 +1595,6 @@ const trowel_format trowel_format_vsif = {
     .create = vsif_create,
     .set_names = vsif_set_names,
     .set_options = vsif_set_options,
+    .entry_size_exact = vsif_entry_size_exact,
     .close = vsif_close,
 };

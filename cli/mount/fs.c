@@ -1,0 +1,614 @@
+/*
+ * The FUSE side of trowel mount: the libfuse3 high-level operations over
+ * the tree of tree.c, an LRU cache of decoded files, and the views under
+ * .trowel/. libfuse runs single-threaded (one trowel context, which must
+ * be used by one thread at a time), and the archive never changes, so the
+ * kernel may keep pages and attributes as long as it likes.
+ */
+#define FUSE_USE_VERSION 31
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "mount.h"
+
+#include <fuse.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#define VIEWS_DIR ".trowel"
+
+typedef struct mount_fs {
+    cli_session *s;
+    const mount_config *cfg;
+    trowel_archive *a;   /* the main tree */
+    trowel_archive *raw; /* .trowel/raw/, or NULL */
+    mount_node *root;
+    mount_node *convert; /* .trowel/convert/, expanded on first use; or NULL */
+    mount_node **files;  /* the main tree's files, in entry order */
+    size_t file_count;
+    struct stat archive_st;
+    /* LRU: head is the most recently used. */
+    mount_node *lru_head, *lru_tail;
+    uint64_t cached;     /* bytes held by cached files */
+} mount_fs;
+
+static mount_fs *current_fs(void)
+{
+    return fuse_get_context()->private_data;
+}
+
+/* --------------------------------------------------------------- messages */
+
+/* In the foreground on stderr, as every trowel message; once detached
+ * (stderr is /dev/null then) in the system log. */
+static void report_failure(mount_fs *fs, const mount_node *n)
+{
+    trowel_error e = *trowel_ctx_last_error(fs->s->ctx);
+    if (e.status == TROWEL_OK)
+        e.status = TROWEL_ERR_IO;
+    if (!e.entry[0])
+        mount_tree_path(n, e.entry, sizeof e.entry);
+    if (fs->cfg->foreground) {
+        cli_print_error(fs->cfg->archive, &e);
+        return;
+    }
+    if (e.offset != TROWEL_NO_OFFSET)
+        syslog(LOG_ERR, "%s: %s: %s (offset 0x%llx)", fs->cfg->archive, e.entry, e.message,
+               (unsigned long long)e.offset);
+    else
+        syslog(LOG_ERR, "%s: %s: %s", fs->cfg->archive, e.entry, e.message);
+}
+
+/* ------------------------------------------------------------------ cache */
+
+static void lru_unlink(mount_fs *fs, mount_node *n)
+{
+    if (n->lru_prev)
+        n->lru_prev->lru_next = n->lru_next;
+    else
+        fs->lru_head = n->lru_next;
+    if (n->lru_next)
+        n->lru_next->lru_prev = n->lru_prev;
+    else
+        fs->lru_tail = n->lru_prev;
+    n->lru_prev = n->lru_next = NULL;
+}
+
+static void lru_push(mount_fs *fs, mount_node *n)
+{
+    n->lru_next = fs->lru_head;
+    if (fs->lru_head)
+        fs->lru_head->lru_prev = n;
+    fs->lru_head = n;
+    if (!fs->lru_tail)
+        fs->lru_tail = n;
+}
+
+static void release(mount_fs *fs, mount_node *n)
+{
+    switch (n->hold) {
+    case MOUNT_HOLD_ENTRY: trowel_archive_free_data(fs->a, n->holder); break;
+    case MOUNT_HOLD_SINK: trowel_sink_discard(n->holder); break;
+    case MOUNT_HOLD_TEXT: trowel_free(n->holder); break;
+    case MOUNT_HOLD_NONE: break;
+    }
+    lru_unlink(fs, n);
+    fs->cached -= n->len;
+    n->hold = MOUNT_HOLD_NONE;
+    n->holder = NULL;
+    n->data = NULL;
+    n->len = 0;
+}
+
+/* Drops least recently used files until want more bytes fit (UINT64_MAX:
+ * all of them), keeping keep (the file just read). */
+static void make_room(mount_fs *fs, uint64_t want, const mount_node *keep)
+{
+    mount_node *n = fs->lru_tail;
+    uint64_t limit = fs->cfg->cache_limit;
+    while (n && (want > limit || fs->cached > limit - want)) {
+        mount_node *prev = n->lru_prev;
+        if (n != keep)
+            release(fs, n);
+        n = prev;
+    }
+}
+
+static void keep(mount_fs *fs, mount_node *n, const uint8_t *data, size_t len, mount_hold hold,
+                 void *holder)
+{
+    n->data = data;
+    n->len = len;
+    n->hold = hold;
+    n->holder = holder;
+    n->size = len;
+    n->size_known = true;
+    fs->cached += len;
+    lru_push(fs, n);
+    /* The file just read stays even when it alone is over the limit. */
+    make_room(fs, 0, n);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static int load(mount_fs *fs, mount_node *n);
+
+static trowel_archive *archive_of(const mount_fs *fs, const mount_node *n)
+{
+    return n->view == MOUNT_VIEW_RAW ? fs->raw : fs->a;
+}
+
+static trowel_status load_entry(mount_fs *fs, mount_node *n)
+{
+    trowel_archive *a = archive_of(fs, n);
+    uint8_t *data;
+    size_t len;
+    trowel_status st = trowel_archive_read_entry_data(a, n->entry, &data, &len);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL); /* the whole limit for this one */
+        st = trowel_archive_read_entry_data(a, n->entry, &data, &len);
+    }
+    if (st == TROWEL_OK)
+        keep(fs, n, data, len, MOUNT_HOLD_ENTRY, data);
+    return st;
+}
+
+/* Opens the bytes of src as an input and an archive (detected). */
+static trowel_status open_bytes(mount_fs *fs, const mount_node *src, trowel_input **in,
+                                trowel_archive **a)
+{
+    *a = NULL;
+    trowel_status st = trowel_input_open_memory(fs->s->ctx, src->data, src->len, src->name, in);
+    if (st == TROWEL_OK)
+        st = trowel_archive_open(fs->s->ctx, *in, NULL, a);
+    return st;
+}
+
+static trowel_status load_conversion(mount_fs *fs, mount_node *n)
+{
+    if (load(fs, n->source) != 0)
+        return TROWEL_ERR_IO; /* reported with the source */
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    trowel_sink *sink = NULL;
+    trowel_status st = open_bytes(fs, n->source, &in, &a);
+    if (st == TROWEL_OK)
+        st = trowel_sink_open_memory(fs->s->ctx, &sink);
+    if (st == TROWEL_OK)
+        st = trowel_convert(fs->s->ctx, a, n->target, NULL, 0, sink);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    if (st != TROWEL_OK) {
+        trowel_sink_discard(sink);
+        return st;
+    }
+    size_t len;
+    const uint8_t *data = trowel_sink_data(sink, &len);
+    keep(fs, n, data, len, MOUNT_HOLD_SINK, sink);
+    return TROWEL_OK;
+}
+
+static trowel_status load_json(mount_fs *fs, mount_node *n)
+{
+    trowel_sink *sink;
+    trowel_status st = trowel_sink_open_memory(fs->s->ctx, &sink);
+    if (st == TROWEL_OK)
+        st = trowel_convert(fs->s->ctx, fs->a, "json", NULL, 0, sink);
+    if (st != TROWEL_OK) {
+        trowel_sink_discard(sink);
+        return st;
+    }
+    size_t len;
+    const uint8_t *data = trowel_sink_data(sink, &len);
+    keep(fs, n, data, len, MOUNT_HOLD_SINK, sink);
+    return TROWEL_OK;
+}
+
+static trowel_status load_manifest(mount_fs *fs, mount_node *n)
+{
+    char *json;
+    trowel_status st = trowel_archive_manifest(fs->a, &json);
+    if (st == TROWEL_OK) {
+        size_t len = strlen(json);
+        json[len] = '\n'; /* the NUL becomes the line end extract writes */
+        keep(fs, n, (const uint8_t *)json, len + 1, MOUNT_HOLD_TEXT, json);
+    }
+    return st;
+}
+
+/* Makes n's bytes available (0) or says why not (-EIO, after a message
+ * the first time). */
+static int load(mount_fs *fs, mount_node *n)
+{
+    if (n->hold != MOUNT_HOLD_NONE) { /* cached (an empty file holds no data) */
+        lru_unlink(fs, n);
+        lru_push(fs, n);
+        return 0;
+    }
+    if (n->failed)
+        return -EIO;
+    if (n->size_known)
+        make_room(fs, n->size, NULL);
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_status st = TROWEL_ERR_IO;
+    switch (n->view) {
+    case MOUNT_VIEW_ENTRY:
+    case MOUNT_VIEW_RAW: st = load_entry(fs, n); break;
+    case MOUNT_VIEW_CONVERT: st = load_conversion(fs, n); break;
+    case MOUNT_VIEW_JSON: st = load_json(fs, n); break;
+    case MOUNT_VIEW_MANIFEST: st = load_manifest(fs, n); break;
+    }
+    if (st == TROWEL_OK)
+        return 0;
+    n->failed = true;
+    /* A conversion of a file that failed was reported with that file. */
+    if (!(n->view == MOUNT_VIEW_CONVERT && n->source->failed))
+        report_failure(fs, n);
+    return -EIO;
+}
+
+/* --------------------------------------------------------------- the tree */
+
+static bool format_has_raw_option(const trowel_format *f)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
+        if (strcmp(o->key, "raw") == 0 && !o->targets)
+            return true;
+    return false;
+}
+
+static void warn_skipped(mount_fs *fs, const char *name, const char *why)
+{
+    if (fs->s->quiet)
+        return;
+    trowel_error w = {.status = TROWEL_ERR_UNSAFE_PATH, .offset = TROWEL_NO_OFFSET};
+    snprintf(w.entry, sizeof w.entry, "%s", name);
+    snprintf(w.message, sizeof w.message, "%s", why);
+    cli_print_warning(fs->cfg->archive, &w);
+}
+
+/* Adds every entry of a under root with view; the main tree also records
+ * its files in entry order. Names are those extract writes. */
+static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_view view)
+{
+    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
+        const trowel_entry *e = trowel_archive_entry(a, i);
+        char path[4096];
+        if (trowel_path_normalize(e->name, path, sizeof path) != TROWEL_OK) {
+            if (view == MOUNT_VIEW_ENTRY)
+                warn_skipped(fs, e->name, "unsafe name, not shown (as extract refuses it)");
+            continue;
+        }
+        if (view == MOUNT_VIEW_ENTRY && strncmp(path, VIEWS_DIR, strlen(VIEWS_DIR)) == 0 &&
+            (path[strlen(VIEWS_DIR)] == '/' || !path[strlen(VIEWS_DIR)])) {
+            warn_skipped(fs, e->name, "inside " VIEWS_DIR "/, the mount's own folder: not shown");
+            continue;
+        }
+        mount_node *f;
+        int err = mount_tree_add_file(root, path, &f);
+        if (err == ENOMEM)
+            return err;
+        if (err) {
+            if (view == MOUNT_VIEW_ENTRY)
+                warn_skipped(fs, e->name, "the name is taken by an earlier entry: not shown");
+            continue;
+        }
+        f->view = view;
+        f->entry = i;
+        if (trowel_archive_entry_size_exact(a, i)) {
+            f->size = e->size;
+            f->size_known = true;
+        }
+        if (view == MOUNT_VIEW_ENTRY)
+            fs->files[fs->file_count++] = f;
+    }
+    return 0;
+}
+
+static mount_node *add_special(mount_node *dir, const char *name, mount_view view)
+{
+    mount_node *f;
+    if (mount_tree_add_file(dir, name, &f) != 0)
+        return NULL;
+    f->view = view;
+    return f;
+}
+
+static int build_tree(mount_fs *fs)
+{
+    size_t n = trowel_archive_entry_count(fs->a);
+    fs->files = calloc(n ? n : 1, sizeof *fs->files);
+    fs->root = mount_tree_dir("");
+    if (!fs->files || !fs->root || add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
+        return ENOMEM;
+    mount_node *views = mount_tree_add_dir(fs->root, VIEWS_DIR);
+    if (!views || !add_special(views, "archive.json", MOUNT_VIEW_JSON))
+        return ENOMEM;
+    if ((trowel_format_caps(trowel_archive_format(fs->a)) & TROWEL_CAP_MANIFEST) &&
+        !add_special(views, "manifest.json", MOUNT_VIEW_MANIFEST))
+        return ENOMEM;
+    if (fs->raw) {
+        mount_node *raw = mount_tree_add_dir(views, "raw");
+        if (!raw || add_entries(fs, fs->raw, raw, MOUNT_VIEW_RAW) != 0)
+            return ENOMEM;
+    }
+    if (!(fs->convert = mount_tree_add_dir(views, "convert")))
+        return ENOMEM;
+    fs->convert->expanded = false;
+    mount_tree_sort(fs->root);
+    return 0;
+}
+
+/* .trowel/convert/: for each file of the main tree whose bytes a format
+ * recognises, one file per convert target ("NAME.json", "NAME.png"...).
+ * Made on first use: it reads every entry once to detect its format. */
+static void add_conversions(mount_fs *fs, mount_node *src)
+{
+    if (load(fs, src) != 0)
+        return;
+    const trowel_format *f;
+    trowel_input *in;
+    if (trowel_input_open_memory(fs->s->ctx, src->data, src->len, src->name, &in) != TROWEL_OK)
+        return;
+    trowel_status st = trowel_detect(fs->s->ctx, in, &f, NULL);
+    trowel_input_close(in);
+    trowel_ctx_clear_error(fs->s->ctx);
+    if (st != TROWEL_OK)
+        return;
+    char path[4096];
+    if (!mount_tree_path(src, path, sizeof path))
+        return;
+    const char *targets = trowel_format_convert_targets(f), *word;
+    size_t len;
+    bool json_done = false;
+    while (!json_done || cli_next_word(&targets, &word, &len)) {
+        if (!json_done) {
+            word = "json";
+            len = 4;
+            json_done = true;
+        } else if (len == 4 && strncmp(word, "json", 4) == 0) {
+            continue;
+        }
+        char name[4200];
+        snprintf(name, sizeof name, "%s.%.*s", path, (int)len, word);
+        mount_node *c;
+        if (mount_tree_add_file(fs->convert, name, &c) != 0)
+            continue;
+        c->view = MOUNT_VIEW_CONVERT;
+        c->source = src;
+        c->target = strndup(word, len); /* freed with the tree (free_targets) */
+        if (!c->target)
+            c->failed = true;
+    }
+}
+
+static void expand(void *user, mount_node *dir)
+{
+    mount_fs *fs = user;
+    dir->expanded = true;
+    if (dir != fs->convert)
+        return;
+    for (size_t i = 0; i < fs->file_count; i++)
+        add_conversions(fs, fs->files[i]);
+    mount_tree_sort(dir);
+}
+
+static void free_targets(mount_node *n)
+{
+    if (!n->is_dir && n->view == MOUNT_VIEW_CONVERT)
+        free((char *)(uintptr_t)n->target);
+    for (size_t i = 0; n->is_dir && i < n->child_count; i++)
+        free_targets(n->children[i]);
+}
+
+/* ------------------------------------------------------------ operations */
+
+static mount_node *find(mount_fs *fs, const char *path)
+{
+    return mount_tree_lookup(fs->root, path, expand, fs);
+}
+
+static void fill_stat(const mount_fs *fs, const mount_node *n, struct stat *st)
+{
+    memset(st, 0, sizeof *st);
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    st->st_mtim = fs->archive_st.st_mtim;
+    st->st_ctim = fs->archive_st.st_ctim;
+    st->st_atim = fs->archive_st.st_atim;
+    if (n->is_dir) {
+        st->st_mode = S_IFDIR | 0555;
+        st->st_nlink = 2;
+        return;
+    }
+    st->st_mode = S_IFREG | 0444;
+    st->st_nlink = 1;
+    st->st_size = (off_t)n->size;
+    st->st_blksize = 4096;
+    st->st_blocks = (blkcnt_t)((n->size + 511) / 512);
+}
+
+static int fs_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+    mount_fs *fs = current_fs();
+    mount_node *n = fi && fi->fh ? (mount_node *)(uintptr_t)fi->fh : find(fs, path);
+    if (!n)
+        return -ENOENT;
+    /* A size known only once decoded (a text VCD): decode now, so ls and
+     * cp see the true size. A file that fails shows the table's size and
+     * gives EIO when read. */
+    if (!n->is_dir && !n->size_known && load(fs, n) != 0 && n->view != MOUNT_VIEW_CONVERT) {
+        n->size = trowel_archive_entry(archive_of(fs, n), n->entry) ?
+                      trowel_archive_entry(archive_of(fs, n), n->entry)->size : 0;
+    }
+    fill_stat(fs, n, st);
+    return 0;
+}
+
+static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+                      struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+    (void)off;
+    (void)fi;
+    (void)flags;
+    mount_fs *fs = current_fs();
+    mount_node *d = find(fs, path);
+    if (!d)
+        return -ENOENT;
+    if (!d->is_dir)
+        return -ENOTDIR;
+    if (!d->expanded)
+        expand(fs, d);
+    fill(buf, ".", NULL, 0, 0);
+    fill(buf, "..", NULL, 0, 0);
+    for (size_t i = 0; i < d->child_count; i++)
+        if (fill(buf, d->children[i]->name, NULL, 0, 0))
+            break;
+    return 0;
+}
+
+static int fs_open(const char *path, struct fuse_file_info *fi)
+{
+    if ((fi->flags & O_ACCMODE) != O_RDONLY)
+        return -EROFS;
+    mount_node *n = find(current_fs(), path);
+    if (!n)
+        return -ENOENT;
+    if (n->is_dir)
+        return -EISDIR;
+    fi->fh = (uint64_t)(uintptr_t)n;
+    fi->keep_cache = 1; /* the bytes never change */
+    return 0;
+}
+
+static int fs_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+    mount_fs *fs = current_fs();
+    mount_node *n = fi->fh ? (mount_node *)(uintptr_t)fi->fh : find(fs, path);
+    if (!n || n->is_dir)
+        return -ENOENT;
+    int rc = load(fs, n);
+    if (rc != 0)
+        return rc;
+    if (off < 0 || (uint64_t)off >= n->len)
+        return 0;
+    size_t avail = n->len - (size_t)off;
+    size_t got = size < avail ? size : avail;
+    memcpy(buf, n->data + off, got);
+    return (int)got;
+}
+
+static int fs_statfs(const char *path, struct statvfs *sv)
+{
+    (void)path;
+    memset(sv, 0, sizeof *sv);
+    sv->f_bsize = 4096;
+    sv->f_namemax = 255;
+    sv->f_flag = ST_RDONLY;
+    return 0;
+}
+
+static void *fs_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+    (void)conn;
+    cfg->kernel_cache = 1;
+    cfg->entry_timeout = 3600;
+    cfg->attr_timeout = 3600;
+    cfg->negative_timeout = 3600;
+    return fuse_get_context()->private_data;
+}
+
+static const struct fuse_operations operations = {
+    .getattr = fs_getattr,
+    .readdir = fs_readdir,
+    .open = fs_open,
+    .read = fs_read,
+    .statfs = fs_statfs,
+    .init = fs_init,
+};
+
+/* ----------------------------------------------------------------- serve */
+
+/* libfuse only installs its handlers (which end the loop, so the mount is
+ * undone) over the default ones: the tool's own would kill it mounted. */
+static void default_signals(void)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
+}
+
+static int run_loop(mount_fs *fs)
+{
+    const mount_config *cfg = fs->cfg;
+    struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+    int rc = CLI_EXIT_FAILURE;
+    if (fuse_opt_add_arg(&args, CLI_PROGRAM) != 0 || fuse_opt_add_arg(&args, "-o") != 0 ||
+        fuse_opt_add_arg(&args, "ro,fsname=trowel,subtype=trowel,default_permissions") != 0 ||
+        (cfg->debug && fuse_opt_add_arg(&args, "-d") != 0)) {
+        cli_error("out of memory");
+        fuse_opt_free_args(&args);
+        return rc;
+    }
+    /* libfuse unmounts by this path once detached (in "/") or interrupted. */
+    char *point = realpath(cfg->mountpoint, NULL);
+    struct fuse *f = point ? fuse_new(&args, &operations, sizeof operations, fs) : NULL;
+    if (!point) {
+        cli_error("%s: %s", cfg->mountpoint, strerror(errno));
+    } else if (!f) {
+        cli_error("%s: libfuse could not start", cfg->archive);
+    } else if (fuse_mount(f, point) != 0) {
+        cli_error("%s: cannot mount on %s (is it an empty folder, and can /dev/fuse be opened?)",
+                  cfg->archive, cfg->mountpoint);
+    } else {
+        struct fuse_session *se = fuse_get_session(f);
+        default_signals();
+        if (fuse_set_signal_handlers(se) != 0 || fuse_daemonize(cfg->foreground) != 0) {
+            cli_error("%s: cannot serve the mount", cfg->archive);
+        } else {
+            if (!cfg->foreground)
+                openlog(CLI_PROGRAM, LOG_PID, LOG_USER);
+            /* 0, or the signal that ended it (Ctrl-C unmounts cleanly). */
+            rc = fuse_loop(f) >= 0 ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+            fuse_remove_signal_handlers(se);
+        }
+        fuse_unmount(f);
+    }
+    if (f)
+        fuse_destroy(f);
+    free(point);
+    fuse_opt_free_args(&args);
+    return rc;
+}
+
+static void release_all(mount_fs *fs)
+{
+    while (fs->lru_head)
+        release(fs, fs->lru_head);
+}
+
+int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mount_config *cfg)
+{
+    mount_fs fs = {.s = s, .cfg = cfg, .a = a,
+                   .raw = raw && format_has_raw_option(trowel_archive_format(a)) ? raw : NULL};
+    if (stat(cfg->archive, &fs.archive_st) != 0)
+        memset(&fs.archive_st, 0, sizeof fs.archive_st);
+    int rc = CLI_EXIT_FAILURE;
+    if (build_tree(&fs) != 0)
+        cli_error("out of memory");
+    else
+        rc = run_loop(&fs);
+    release_all(&fs);
+    if (fs.root)
+        free_targets(fs.root);
+    mount_tree_free(fs.root);
+    free(fs.files);
+    return rc;
+}
