@@ -992,10 +992,13 @@ static bool deleted(const trowel_create_params *p, const char *name)
     return false;
 }
 
-static const trowel_source *source_named(const trowel_create_params *p, const char *name)
+static const char *stored_name(const vpp_layout *L, const char *name);
+
+static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
+                                         const char *name)
 {
     for (size_t i = 0; i < p->source_count; i++)
-        if (!strcmp(p->sources[i].name, name))
+        if (!strcmp(stored_name(L, p->sources[i].name), name))
             return &p->sources[i];
     return NULL;
 }
@@ -1029,6 +1032,14 @@ static bool copy_as_stored(const vpp_state *bs, size_t i, const vpp_layout *L)
     if (m == M_ZLIB && separate && L->version != 17)
         return true;
     return m == M_LZ4 && separate && L->version == 17;
+}
+
+/* Versions before 17 keep no folders: a source's name is its last
+ * component there. */
+static const char *stored_name(const vpp_layout *L, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    return L->version < 17 && slash && slash[1] ? slash + 1 : name;
 }
 
 static bool base_has(const trowel_archive *base, const char *name)
@@ -1078,7 +1089,7 @@ static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, 
         if (deleted(p, e->name))
             continue;
         vpp_item *it = &items[*n];
-        const trowel_source *src = source_named(p, e->name);
+        const trowel_source *src = source_named(p, L, e->name);
         it->name = e->name;
         if (src) { /* replaced: keeps its place */
             it->path = src->path;
@@ -1117,6 +1128,26 @@ static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, 
     return s;
 }
 
+/* Every delete= names an entry of the base (a typo must not pass
+ * silently), and there is a base. */
+static trowel_status check_deletions(trowel_ctx *ctx, const trowel_create_params *p,
+                                     const trowel_archive *base)
+{
+    for (size_t i = 0; i < p->option_count; i++) {
+        const char *name = p->options[i];
+        if (strncmp(name, "delete=", 7))
+            continue;
+        name += 7;
+        if (!base)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "-O delete=%s needs -O base=ARCHIVE", name);
+        if (!base_has(base, name))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "-O delete=%s: the base has no entry of that name", name);
+    }
+    return TROWEL_OK;
+}
+
 static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
 {
     struct stat sb;
@@ -1141,6 +1172,8 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     vpp_layout L;
     if (s == TROWEL_OK)
         s = creation_layout(ctx, p, m, base, &L);
+    if (s == TROWEL_OK)
+        s = check_deletions(ctx, p, base);
     size_t cap = p->source_count + (base ? base->entry_count : 0);
     vpp_item *items = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *items) : NULL;
     if (s == TROWEL_OK && !items)
@@ -1150,9 +1183,10 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK && base)
         s = base_items(ctx, p, base, &L, items, &n, &sp);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++) {
-        if (base && base_has(base, p->sources[i].name) && !deleted(p, p->sources[i].name))
+        const char *name = stored_name(&L, p->sources[i].name);
+        if (base && base_has(base, name) && !deleted(p, name))
             continue; /* replaced in place above */
-        items[n].name = p->sources[i].name;
+        items[n].name = stored_name(&L, p->sources[i].name);
         items[n++].path = p->sources[i].path;
     }
     for (size_t i = 0; i < n && s == TROWEL_OK; i++)
