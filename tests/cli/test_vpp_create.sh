@@ -148,6 +148,26 @@ for mode in "3 0" "17 1"; do
 done
 rm -rf big.bin big.vpp_pc x
 
+# Hand-made v1 (Red Faction) and big-endian v3 (console) archives read.
+SEEDS="${BASH_SOURCE%/*}/../../fuzz/corpus/vpp"
+rm -rf x && mkdir x
+run "$TROWEL" extract "$SEEDS/synthetic_v1.vpp" -C x
+assert_rc "v1: extract" 0
+assert_eq "v1: first file" "RF1 texture" "$(cat x/a.tga)"
+assert_eq "v1: second file" "table" "$(cat x/b.tbl)"
+rm -rf x && mkdir x
+run "$TROWEL" extract "$SEEDS/synthetic_v3_be.vpp_xbox2" -C x
+assert_rc "big-endian v3: extract" 0
+assert_eq "big-endian v3: first file" "hello" "$(cat x/a.txt)"
+assert_eq "big-endian v3: second file" "abcd" "$(cat x/b.bin)"
+run "$TROWEL" info "$SEEDS/synthetic_v3_be.vpp_xbox2"
+assert_contains "big-endian v3: info says so" "$OUT" "byte_order: big-endian"
+# The damaged Switch magic has its own message.
+{ printf '\xce\x0d\x0a\x89'; head -c 4000 "$SEEDS/synthetic_v1.vpp" | tail -c +5; } >switch.vpp_pc
+run "$TROWEL" list -t vpp switch.vpp_pc
+assert_rc "damaged magic: exit 1" 1
+assert_contains "damaged magic: says why" "$ERR" "the packfile magic is damaged (CE 0D 0A 89"
+
 # Hostile archives of every version: exit 1, a message, nothing written.
 python3 - <<'PY'
 import struct, zlib
