@@ -204,6 +204,26 @@ for f in past nonul count climb bomb v1past; do
     assert_eq "hostile $f: nothing left in DIR" "" "$(find out -type f)"
 done
 assert_eq "hostile: nothing outside DIR" "" "$(find . -maxdepth 1 -name 'x.txt')"
+# An LZ4 bomb: a v17 entry that declares 10 bytes for a frame of 1 MiB.
+head -c 1048576 /dev/zero >f05.bin
+"$TROWEL" create -t vpp -O version=17 -O compressed=1 -o lz4src.vpp_pc f05.bin 2>/dev/null
+python3 - <<'PY'
+import struct
+d = bytearray(open("lz4src.vpp_pc", "rb").read())
+struct.pack_into("<Q", d, 0x78 + 24, 10)
+open("lz4bomb.vpp_pc", "wb").write(d)
+PY
+rm -rf out; mkdir out
+run "$TROWEL" extract lz4bomb.vpp_pc -C out f05.bin
+assert_rc "LZ4 bomb: exit 1" 1
+assert_contains "LZ4 bomb: says why" "$ERR" "more than the 10 bytes expected"
+assert_eq "LZ4 bomb: nothing left" "" "$(find out -type f)"
+# A finished solid stream (-O finish=1) ends with its Adler-32 and reads.
+(cd src && "$TROWEL" create -t vpp -O compressed=1 -O condensed=1 -O finish=1 -o ../fin.str2_pc f05.bin f06.bin)
+python3 -c 'import zlib, sys; zlib.decompress(open("fin.str2_pc", "rb").read()[6144:])'
+assert_eq "finish=1: a complete zlib stream" 0 "$?"
+run "$TROWEL" verify fin.str2_pc
+assert_rc "finish=1: verify" 0
 # A solid stream that ends early (cut in the middle of the second file).
 (cd src && "$TROWEL" create -t vpp -O compressed=1 -O condensed=1 -o ../solid.str2_pc f05.bin f06.bin f07.bin)
 head -c 6400 solid.str2_pc >cut.str2_pc
