@@ -63,6 +63,9 @@ if [ -f "$RFG/xray_effect.str2_pc" ]; then
         assert_rc "$f: extract --manifest" 0
         (cd x && "$TROWEL" create --manifest ../m.json -o ../re.vpp)
         assert_same_file "$f: rebuilt byte for byte" "$RFG/$f" re.vpp
+        rm -f same.vpp
+        "$TROWEL" create -t vpp -O base="$RFG/$f" -o same.vpp
+        assert_same_file "$f: base= with nothing changed gives the same bytes" "$RFG/$f" same.vpp
     done
 else
     skip "no Volition corpus at $RFG"

@@ -145,7 +145,7 @@ static uint8_t *write_from_memory(const vpp_layout *L, const buf *files, const c
     trowel_sink *s;
     if (trowel_sink_open_memory(ctx, &s) != TROWEL_OK)
         exit(2);
-    trowel_status st = vpp_write(ctx, L, items, count, s);
+    trowel_status st = vpp_write(ctx, L, items, count, s, NULL);
     CHECK_EQ_U64(st, TROWEL_OK);
     const uint8_t *d = trowel_sink_data(s, n);
     uint8_t *copy = malloc(*n + 1);

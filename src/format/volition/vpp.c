@@ -883,6 +883,32 @@ static void vpp_close(trowel_archive *a)
 
 /* -------------------------------------------------------------- creating */
 
+void vpp_layout_of(trowel_archive *a, vpp_layout *L)
+{
+    const vpp_state *st = a->priv;
+    *L = vpp_layout_default(st->h.version);
+    L->compressed = st->h.flags & VPP_FLAG_COMPRESSED;
+    L->condensed = st->h.flags & VPP_FLAG_CONDENSED;
+    if (st->alignment)
+        L->alignment = st->alignment;
+    if (st->level)
+        L->level = st->level;
+    L->short_name = st->h.short_name;
+    L->path = st->h.path;
+    L->timestamp = st->h.timestamp;
+    L->big_endian = st->h.be;
+    if (solid_mode(&st->h) && a->entry_count) {
+        uint8_t tail[4];
+        uint64_t end = st->h.data_start + st->h.compressed_size;
+        L->finish = !(end >= 4 && end <= trowel_input_size(a->in) &&
+                      trowel_input_copy(a->in, end - 4, tail, 4) == TROWEL_OK &&
+                      !memcmp(tail, "\0\0\xff\xff", 4));
+    }
+    if (st->h.version >= 3 && st->h.version <= 6)
+        trowel_input_copy(a->in, st->h.version == 4 ? 0x170 : 0x16C, L->runtime,
+                          sizeof L->runtime);
+}
+
 static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
                                           "finish", "base", "delete", NULL};
 
@@ -906,31 +932,23 @@ static bool json_get(json_object *m, const char *key, json_object **v)
 /* The layout: -O options over the manifest over the base archive's over
  * the defaults (v3 compressed+condensed as RFG's str2_pc, level 9). */
 static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params *p,
-                                     json_object *m, const trowel_archive *base, vpp_layout *L)
+                                     json_object *m, trowel_archive *base, vpp_layout *L)
 {
     unsigned version = 3;
     json_object *v;
-    const vpp_state *bs = base ? base->priv : NULL;
-    if (bs)
-        version = bs->h.version;
+    if (base)
+        version = ((const vpp_state *)base->priv)->h.version;
     if (json_get(m, "version", &v))
         version = (unsigned)json_object_get_int(v);
     const char *o = trowel_options_get(p->options, p->option_count, "version");
     trowel_status s = o ? option_uint(ctx, "version", o, 99, &version) : TROWEL_OK;
     if (s != TROWEL_OK)
         return s;
-    *L = vpp_layout_default(version);
-    if (bs) {
-        L->compressed = bs->h.flags & VPP_FLAG_COMPRESSED;
-        L->condensed = bs->h.flags & VPP_FLAG_CONDENSED;
-        if (bs->alignment)
-            L->alignment = bs->alignment;
-        if (bs->level)
-            L->level = bs->level;
-        L->short_name = bs->h.short_name;
-        L->path = bs->h.path;
-        L->timestamp = bs->h.timestamp;
-    }
+    if (base)
+        vpp_layout_of(base, L);
+    else
+        *L = vpp_layout_default(version);
+    L->version = version;
     if (json_get(m, "compressed", &v))
         L->compressed = json_object_get_boolean(v);
     if (json_get(m, "condensed", &v))
@@ -1193,7 +1211,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
         if (items[i].path)
             s = source_size(ctx, &items[i]);
     if (s == TROWEL_OK)
-        s = vpp_write(ctx, &L, items, n, out);
+        s = vpp_write(ctx, &L, items, n, out, NULL);
     trowel_mem_free(ctx, items);
     trowel_input_close(sp.in);
     trowel_archive_close(base);

@@ -47,12 +47,30 @@ typedef struct vpp_item {
     trowel_reader stored;
 } vpp_item;
 
+/* What vpp_write wrote, for callers that record it elsewhere (an ASM
+ * container: base offset = data_start, total read size = compressed_size
+ * when compressed, else data_size). */
+typedef struct vpp_written {
+    uint64_t data_start;      /* offset of the data in the file */
+    uint64_t data_size;       /* decoded data, padding included but the last */
+    uint64_t compressed_size; /* data as stored (= data_size when not compressed) */
+    uint64_t file_size;
+    uint64_t *packed;         /* caller's array of count, or NULL: each entry's
+                               * stored bytes (solid: the stream's growth) */
+} vpp_written;
+
 /* Writes a packfile of the given layout holding items in order to out
- * (the caller finishes or discards out). Entry bytes are read twice when
- * compressed (once to size them for the directory, once to write them),
- * so memory stays flat whatever the sizes. */
+ * (the caller finishes or discards out); fills *written when not NULL.
+ * Entry bytes are read twice when compressed (once to size them for the
+ * directory, once to write them), so memory stays flat whatever the sizes.
+ * Bad layouts or names are TROWEL_ERR_USAGE. */
 trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *layout, const vpp_item *items,
-                        size_t count, trowel_sink *out);
+                        size_t count, trowel_sink *out, vpp_written *written);
+
+/* The layout of an open packfile (version, mode, alignment, zlib level,
+ * finished stream, names, runtime bytes), to rebuild it the same way. The
+ * strings point into the archive: valid while it is open. */
+void vpp_layout_of(trowel_archive *a, vpp_layout *layout);
 
 /* Volition's name hash (v3): rotate left 6, XOR each byte, A-Z lowered. */
 uint32_t vpp_name_hash(const char *name);

@@ -646,7 +646,7 @@ static void writer_free(writer *w)
 }
 
 trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *items, size_t n,
-                        trowel_sink *out)
+                        trowel_sink *out, vpp_written *res)
 {
     trowel_status s = check_layout(ctx, L, items, n);
     if (s != TROWEL_OK)
@@ -689,6 +689,14 @@ trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *it
                         "the archive took %llu bytes, %llu were planned (a source changed "
                         "while it was read?)",
                         (unsigned long long)w.written, (unsigned long long)S.file_size);
+    if (s == TROWEL_OK && res) {
+        res->data_start = S.data_start;
+        res->data_size = S.data_size;
+        res->compressed_size = S.stored_size;
+        res->file_size = S.file_size;
+        if (res->packed && n)
+            memcpy(res->packed, w.packed, n * sizeof *w.packed);
+    }
     writer_free(&w);
     return s;
 }
