@@ -75,7 +75,6 @@ typedef struct vpp_raw_entry {
     uint64_t start, size, csize;
     uint32_t hash;
     uint16_t flags, align;
-    char v1_name[61];
 } vpp_raw_entry;
 
 typedef struct vpp_entry {
@@ -313,8 +312,8 @@ static trowel_status read_raw_entry(trowel_reader *d, const vpp_header *h, vpp_r
     memset(e, 0, sizeof *e);
     e->csize = UINT64_MAX;
     switch (h->version) {
-    case 1:
-        if ((s = trowel_read_fixed_string(d, 60, e->v1_name, sizeof e->v1_name)) == TROWEL_OK)
+    case 1: /* the name (60 bytes) is read from the directory when needed */
+        if ((s = trowel_reader_skip(d, 60)) == TROWEL_OK)
             s = rd32to64(d, be, &e->size);
         return s;
     case 3: /* name, sector, start, hash, size, csize, parent */
@@ -379,9 +378,11 @@ static trowel_status entry_name(trowel_ctx *ctx, const vpp_header *h, const vpp_
 {
     char first[NAME_MAX_LEN + 1], second[NAME_MAX_LEN + 1];
     trowel_status s = TROWEL_OK;
-    if (h->version == 1)
-        snprintf(first, sizeof first, "%s", e->v1_name);
-    else
+    if (h->version == 1) { /* names: the directory; the name field of entry index */
+        trowel_reader r = *names;
+        if ((s = trowel_reader_seek(&r, 64 * (uint64_t)index)) == TROWEL_OK)
+            s = trowel_read_fixed_string(&r, 60, first, sizeof first);
+    } else
         s = read_table_string(ctx, names, e->name_off, index, "name", first, sizeof first);
     second[0] = 0;
     if (s == TROWEL_OK && h->version == 4)
@@ -606,8 +607,8 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
                            (unsigned long long)trowel_reader_size(r));
     trowel_reader names, dir, exts;
     if ((s = trowel_reader_sub(r, h->dir_start, dir_bytes, &dir)) != TROWEL_OK ||
-        (s = trowel_reader_sub(r, h->names_start, h->version == 1 ? 0 : h->names_size, &names)) !=
-            TROWEL_OK ||
+        (s = trowel_reader_sub(r, h->names_start, h->version == 1 ? dir_bytes : h->names_size,
+                               &names)) != TROWEL_OK ||
         (s = trowel_reader_sub(r, h->ext_start, h->ext_size, &exts)) != TROWEL_OK)
         return s;
     size_t n = h->num_files;
