@@ -1205,7 +1205,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
         const char *name = stored_name(&L, p->sources[i].name);
         if (base && base_has(base, name) && !deleted(p, name))
             continue; /* replaced in place above */
-        items[n].name = stored_name(&L, p->sources[i].name);
+        items[n].name = name;
         items[n++].path = p->sources[i].path;
     }
     for (size_t i = 0; i < n && s == TROWEL_OK; i++)
