@@ -129,7 +129,8 @@ echo "compressed+condensed extract vs inflate ..." >&2
 tail -c +6145 cc.vpp_pc >cc.z # the stream starts at 6144 (one entry)
 pair cc "mkdir o.run && '$trowel' extract -q cc.vpp_pc -C o.run" "./zpeer cc.z o.run"
 cc=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
-mkdir o.run && "$trowel" extract -q cc.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin && rm -rf o.run
+rm -rf o.run && mkdir o.run && "$trowel" extract -q cc.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin
+rm -rf o.run
 
 # ---- 4. LZ4 (v17) vs lz4 -d
 echo "v17 LZ4 extract vs lz4 -d ..." >&2
@@ -143,7 +144,8 @@ open("frame.lz4", "wb").write(d[e["offset"]:e["offset"] + e["packed_size"]])
 PY
 pair lz "mkdir o.run && '$trowel' extract -q l.vpp_pc -C o.run" "lz4 -q -d -f frame.lz4 o.run"
 lz=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
-lz4 -q -d -f frame.lz4 o.run && cmp in/input.bin o.run
+rm -rf o.run && mkdir o.run && "$trowel" extract -q l.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin
+rm -rf o.run
 
 cat <<OUT
 

@@ -148,6 +148,11 @@ for mode in "3 0" "17 1"; do
     mkdir x
     run "$TROWEL" extract big.vpp_pc -C x
     assert_same_file "100 MiB file, v$1 compressed=$2" big.bin x/big.bin
+    # through a pipe (no in-kernel copy there) and to a file descriptor
+    "$TROWEL" extract big.vpp_pc --stdout big.bin | cmp -s - big.bin
+    assert_eq "100 MiB file, v$1 compressed=$2, through a pipe" 0 "$?"
+    "$TROWEL" extract big.vpp_pc --stdout big.bin >x/fd.bin
+    assert_same_file "100 MiB file, v$1 compressed=$2, to a descriptor" big.bin x/fd.bin
 done
 rm -rf big.bin big.vpp_pc x
 

@@ -39,6 +39,7 @@
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
 #include "core/input.h"
+#include "core/sink.h"
 
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -647,6 +648,21 @@ static trowel_status copy_span(trowel_reader *src, trowel_sink *out)
     }
 }
 
+/* A stored entry: large ones from a file go inside the kernel when the
+ * output is a file (copy_file_range), the rest through the reader. */
+static trowel_status copy_stored(trowel_archive *a, trowel_reader *span, trowel_sink *out)
+{
+    uint64_t copied = 0, n = trowel_reader_size(span);
+    if (a->in->fd >= 0 && !a->in->mem && n >= ((uint64_t)1 << 20)) {
+        trowel_status s = trowel_sink_copy_fd(out, a->in->fd, span->base, n, &copied);
+        if (s != TROWEL_OK)
+            return s;
+        if ((s = trowel_reader_skip(span, copied)) != TROWEL_OK)
+            return s;
+    }
+    return copy_span(span, out);
+}
+
 static const trowel_stream_codec *solid_codec(const vpp_state *st)
 {
     return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
@@ -736,11 +752,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
             return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
         return read_chunked(a, &span, size, out);
     default:
-        if (v->packed != size)
-            return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, v->pos,
-                               "a stored entry of %llu bytes keeps %llu", (unsigned long long)size,
-                               (unsigned long long)v->packed);
-        return copy_span(&span, out);
+        return copy_stored(a, &span, out);
     }
 }
 
