@@ -146,7 +146,7 @@ static trowel_status rd32(trowel_reader *r, bool be, uint32_t *v)
 
 static trowel_status rd32to64(trowel_reader *r, bool be, uint64_t *v)
 {
-    uint32_t x;
+    uint32_t x = 0;
     trowel_status s = rd32(r, be, &x);
     *v = x;
     return s;
@@ -159,7 +159,7 @@ static bool known_version(uint32_t v)
 
 static trowel_status rd64(trowel_reader *r, bool be, uint64_t *v)
 {
-    uint32_t a, b;
+    uint32_t a = 0, b = 0;
     trowel_status s = rd32(r, be, &a);
     if (s == TROWEL_OK)
         s = rd32(r, be, &b);
@@ -204,7 +204,7 @@ static trowel_status check_kind(trowel_ctx *ctx, uint32_t magic, uint32_t versio
 
 static trowel_status read_header_v1(trowel_reader *r, vpp_header *h)
 {
-    uint32_t size;
+    uint32_t size = 0;
     trowel_status s = rd32(r, h->be, &h->num_files);
     if (s == TROWEL_OK)
         s = rd32(r, h->be, &size);
@@ -220,7 +220,7 @@ static trowel_status read_header_v1(trowel_reader *r, vpp_header *h)
 /* v3, v4 and v6: the 2048-byte header block of the developer's struct. */
 static trowel_status read_header_sector(trowel_reader *r, vpp_header *h)
 {
-    uint32_t sector, file_size, data_size, csize;
+    uint32_t sector = 0, file_size = 0, data_size = 0, csize = 0;
     trowel_status s = trowel_read_fixed_string(r, 65, h->short_name, sizeof h->short_name);
     if (s == TROWEL_OK)
         s = trowel_read_fixed_string(r, 256, h->path, sizeof h->path);
@@ -246,7 +246,7 @@ static trowel_status read_header_sector(trowel_reader *r, vpp_header *h)
 
 static trowel_status read_header_v10(trowel_reader *r, vpp_header *h)
 {
-    uint32_t file_size, data_size, csize;
+    uint32_t file_size = 0, data_size = 0, csize = 0;
     trowel_status s;
     if ((s = rd32(r, h->be, &h->checksum)) == TROWEL_OK &&
         (s = rd32(r, h->be, &file_size)) == TROWEL_OK && (s = rd32(r, h->be, &h->flags)) == TROWEL_OK &&
@@ -308,7 +308,7 @@ static trowel_status read_header(trowel_ctx *ctx, trowel_reader *r, vpp_header *
 static trowel_status read_raw_entry(trowel_reader *d, const vpp_header *h, vpp_raw_entry *e)
 {
     bool be = h->be;
-    uint32_t skip, name, ext;
+    uint32_t skip = 0, name = 0, ext = 0;
     trowel_status s = TROWEL_OK;
     memset(e, 0, sizeof *e);
     e->csize = UINT64_MAX;
