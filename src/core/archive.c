@@ -3,6 +3,7 @@
  * parts of verify, manifest, create and convert that every format shares.
  * Format modules only parse and build; this file owns the bookkeeping.
  */
+#include "input.h"
 #include "module.h"
 #include "sink.h"
 
@@ -49,6 +50,7 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
     for (size_t i = 0; i < trowel_formats_len; i++) {
         trowel_reader r;
         trowel_reader_init(&r, ctx, in);
+        trowel_input_forget_jumps(in); /* one bid's reads are not a pattern */
         int b = trowel_formats[i]->bid(&r);
         if (b > best_bid) {
             best_bid = b;
@@ -56,6 +58,7 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
         }
     }
     trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
+    trowel_input_forget_jumps(in);
     *out = best;
     if (bid)
         *bid = best_bid;

@@ -188,6 +188,11 @@ void trowel_input_close(trowel_input *in)
     trowel_mem_free(in->ctx, in);
 }
 
+void trowel_input_forget_jumps(trowel_input *in)
+{
+    in->refills = 0;
+}
+
 /* pread all n bytes at off, or fail. */
 static trowel_status read_fully(trowel_input *in, uint64_t off, uint8_t *dst, size_t n)
 {
@@ -267,11 +272,13 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
     if (want > INPUT_CACHE_SIZE)
         want = INPUT_CACHE_SIZE;
     bool outside = off < in->cache_off || off + want > in->cache_off + in->cache_len;
-    /* Reading straight on (off inside the window or right at its end) only
-     * slides the window: a decoder streaming a file front to back must not
-     * pull the whole file into memory (page faults cost more than the
-     * reads). Jumps are what reading whole pays for. */
-    bool straight_on = off >= in->cache_off && off <= in->cache_off + in->cache_len;
+    /* Reading on (off inside the window or less than a window past its
+     * end: a decoder streaming the file front to back, a parser stepping
+     * over small gaps) only slides the window: such a reader must not pull
+     * the whole file into memory (page faults cost more than the reads).
+     * Jumps are what reading whole pays for. */
+    bool straight_on = off >= in->cache_off &&
+                       off - in->cache_off <= (uint64_t)in->cache_len + INPUT_CACHE_SIZE;
     if (outside && in->refills++ > 0 && !straight_on && load_whole(in)) {
         *out = in->mem + off;
         *got = want;

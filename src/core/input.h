@@ -20,6 +20,10 @@ struct trowel_input {
                          * close so that no span handed out dangles */
 };
 
+/* Forgets how the input has been read so far: a format's bid looks
+ * wherever it likes, and only how the chosen format then reads decides
+ * whether a small file is worth reading whole. */
+void trowel_input_forget_jumps(trowel_input *in);
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
 /* Up to want contiguous bytes at off (off <= size); *got may be less than

@@ -3,7 +3,8 @@
  * through slides the 256 KiB window and is never pulled into memory whole
  * (a streaming decoder must not pay page faults for the whole file); a file
  * read with jumps (a directory, then data elsewhere) is read whole once the
- * window has moved, and both give the file's bytes.
+ * window has jumped, and all give the file's bytes; detection's bids do not
+ * count as jumps.
  */
 #include "codec_data.h"
 #include "files.h"
@@ -99,4 +100,30 @@ static void test_jumps_read_the_file_whole(void)
     free(expect);
 }
 
-TEST_MAIN(TEST(test_straight_reads_slide_the_window), TEST(test_jumps_read_the_file_whole))
+/* Detection's bids read anywhere; after them the count starts again, so
+ * only the chosen format's own jumps read the file whole. */
+static void test_forgotten_jumps_do_not_count(void)
+{
+    uint8_t *expect;
+    char *path = write_pattern(&expect);
+    REQUIRE(path);
+    trowel_ctx *ctx = new_ctx();
+    trowel_input *in;
+    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    uint8_t got[4];
+    REQUIRE(trowel_input_copy(in, (3 << 20) - 4, got, 4) == TROWEL_OK); /* a bid at the end */
+    trowel_input_forget_jumps(in);
+    REQUIRE(trowel_input_copy(in, 0, got, 4) == TROWEL_OK); /* the format starts over */
+    CHECK(in->mem == NULL);
+    CHECK(memcmp(got, expect, 4) == 0);
+    REQUIRE(trowel_input_copy(in, 2 << 20, got, 4) == TROWEL_OK); /* its own jump */
+    CHECK(in->mem != NULL);
+    CHECK(memcmp(got, expect + (2 << 20), 4) == 0);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    remove_pattern(path);
+    free(expect);
+}
+
+TEST_MAIN(TEST(test_straight_reads_slide_the_window), TEST(test_jumps_read_the_file_whole),
+          TEST(test_forgotten_jumps_do_not_count))
