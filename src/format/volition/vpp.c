@@ -102,6 +102,13 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return a <= 1 ? v : (v + a - 1) / a * a;
 }
 
+/* n bytes at off of the input, when the input holds them. */
+static bool copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
+{
+    uint64_t size = trowel_input_size(a->in);
+    return off <= size && n <= size - off && trowel_input_copy(a->in, off, dst, n) == TROWEL_OK;
+}
+
 uint32_t vpp_name_hash(const char *name)
 {
     uint32_t h = 0;
@@ -568,7 +575,7 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
             continue;
         uint8_t hdr[2];
         uint64_t at = e->method == M_SOLID ? st->h.data_start : e->pos;
-        if (at + 2 > trowel_input_size(a->in) || trowel_input_copy(a->in, at, hdr, 2) != TROWEL_OK)
+        if (!copy_at(a, at, hdr, 2))
             return 0;
         if ((hdr[0] & 0x0F) != 8 || (hdr[0] << 8 | hdr[1]) % 31)
             return 0;
@@ -775,8 +782,8 @@ static void verify_header_checksum(trowel_archive *a, const vpp_state *st)
 {
     size_t len = st->h.version == 10 ? V10_HEADER : V17_HEADER;
     uint8_t hdr[V17_HEADER];
-    if (trowel_input_copy(a->in, 0, hdr, len) != TROWEL_OK)
-        return;
+    if (!copy_at(a, 0, hdr, len))
+        return; /* reading the header needed fewer bytes; the file is short */
     uint32_t want = vpp_header_crc(hdr + 12, len - 12);
     if (want != st->h.checksum)
         report(a, NULL, TROWEL_ERR_VERIFY, 8,
@@ -838,6 +845,20 @@ static trowel_status vpp_verify(trowel_archive *a)
 
 /* ------------------------------------------------------------- manifest */
 
+/* Whether the solid stream ends at a sync flush (00 00 FF FF, the game's
+ * unfinished streams) rather than with its Adler-32 (peers' repacks). */
+static bool stream_unfinished(trowel_archive *a, const vpp_header *h)
+{
+    uint8_t tail[4];
+    uint64_t size = trowel_input_size(a->in);
+    if (h->data_start > size || h->compressed_size > size - h->data_start ||
+        h->compressed_size < 4)
+        return false;
+    uint64_t end = h->data_start + h->compressed_size;
+    return copy_at(a, end - 4, tail, 4) &&
+           !memcmp(tail, "\0\0\xff\xff", 4);
+}
+
 static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
 {
     const vpp_state *st = a->priv;
@@ -857,12 +878,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
     if (solid_mode(h) && a->entry_count) {
         /* Finished streams (peers' repacks) end in an Adler-32; the
          * game's stop at the last sync flush. */
-        uint8_t tail[4];
-        uint64_t end = h->data_start + h->compressed_size;
-        bool unfinished = end >= 4 && end <= trowel_input_size(a->in) &&
-                          trowel_input_copy(a->in, end - 4, tail, 4) == TROWEL_OK &&
-                          !memcmp(tail, "\0\0\xff\xff", 4);
-        json_object_object_add(m, "finished", json_object_new_boolean(!unfinished));
+        json_object_object_add(m, "finished", json_object_new_boolean(!stream_unfinished(a, h)));
     }
     if (h->version >= 3 && h->version <= 6) {
         json_object_object_add(m, "short_name", json_object_new_string(h->short_name));
@@ -873,7 +889,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
          * rebuild. */
         uint8_t raw[20];
         char hex[41];
-        if (trowel_input_copy(a->in, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw) == TROWEL_OK) {
+        if (copy_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
             for (size_t i = 0; i < sizeof raw; i++)
                 snprintf(hex + 2 * i, 3, "%02x", raw[i]);
             json_object_object_add(m, "runtime", json_object_new_string(hex));
@@ -911,15 +927,11 @@ void vpp_layout_of(trowel_archive *a, vpp_layout *L)
     L->timestamp = st->h.timestamp;
     L->big_endian = st->h.be;
     if (solid_mode(&st->h) && a->entry_count) {
-        uint8_t tail[4];
-        uint64_t end = st->h.data_start + st->h.compressed_size;
-        L->finish = !(end >= 4 && end <= trowel_input_size(a->in) &&
-                      trowel_input_copy(a->in, end - 4, tail, 4) == TROWEL_OK &&
-                      !memcmp(tail, "\0\0\xff\xff", 4));
+        L->finish = !stream_unfinished(a, &st->h);
     }
     if (st->h.version >= 3 && st->h.version <= 6)
-        trowel_input_copy(a->in, st->h.version == 4 ? 0x170 : 0x16C, L->runtime,
-                          sizeof L->runtime);
+        if (!copy_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
+            memset(L->runtime, 0, sizeof L->runtime);
 }
 
 static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
