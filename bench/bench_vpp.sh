@@ -14,6 +14,7 @@
 #   4. extract a v17 archive holding one LZ4 frame written by trowel  vs
 #      lz4 -d of that frame.
 # Everything is made under $TMPDIR (default /tmp) and removed at the end.
+# trowel extract makes its -C folder itself (no mkdir in the timed command).
 # Medians of BENCH_RUNS (default 5) alternating runs after one warm-up,
 # wall and CPU time; ratios are trowel/peer time.
 set -euo pipefail
