@@ -73,9 +73,9 @@ rm src/block
 rm -rf src
 rawsize=$(stat -c %s raw.vpp_pc)
 echo "raw extract vs cp ..." >&2
-pair raw "mkdir o.run && '$trowel' extract -q raw.vpp_pc -C o.run" "cp raw.vpp_pc o.run"
+pair raw "'$trowel' extract -q raw.vpp_pc -C o.run" "cp raw.vpp_pc o.run"
 raw=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
-raw_rss=$(peak_kib "mkdir o.run && '$trowel' extract -q raw.vpp_pc -C o.run")
+raw_rss=$(peak_kib "'$trowel' extract -q raw.vpp_pc -C o.run")
 cp_rss=$(peak_kib "cp raw.vpp_pc o.run")
 rm -rf o.run raw.vpp_pc
 
@@ -128,7 +128,7 @@ size=$(stat -c %s in/input.bin)
 echo "compressed+condensed extract vs inflate ..." >&2
 (cd in && "$trowel" create -q -t vpp -O compressed=1 -O condensed=1 -O level=1 -o ../cc.vpp_pc input.bin)
 tail -c +6145 cc.vpp_pc >cc.z # the stream starts at 6144 (one entry)
-pair cc "mkdir o.run && '$trowel' extract -q cc.vpp_pc -C o.run" "./zpeer cc.z o.run"
+pair cc "'$trowel' extract -q cc.vpp_pc -C o.run" "./zpeer cc.z o.run"
 cc=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
 rm -rf o.run && mkdir o.run && "$trowel" extract -q cc.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin
 rm -rf o.run
@@ -143,7 +143,7 @@ e = json.load(open("l.json"))["entries"][0]
 d = open("l.vpp_pc", "rb").read()
 open("frame.lz4", "wb").write(d[e["offset"]:e["offset"] + e["packed_size"]])
 PY
-pair lz "mkdir o.run && '$trowel' extract -q l.vpp_pc -C o.run" "lz4 -q -d -f frame.lz4 o.run"
+pair lz "'$trowel' extract -q l.vpp_pc -C o.run" "lz4 -q -d -f frame.lz4 o.run"
 lz=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
 rm -rf o.run && mkdir o.run && "$trowel" extract -q l.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin
 rm -rf o.run
