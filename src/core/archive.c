@@ -4,6 +4,7 @@
  * Format modules only parse and build; this file owns the bookkeeping.
  */
 #include "filter.h"
+#include "input.h"
 #include "module.h"
 #include "sink.h"
 
@@ -50,6 +51,7 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
     for (size_t i = 0; i < trowel_formats_len; i++) {
         trowel_reader r;
         trowel_reader_init(&r, ctx, in);
+        trowel_input_forget_jumps(in); /* one bid's reads are not a pattern */
         int b = trowel_formats[i]->bid(&r);
         if (b > best_bid) {
             best_bid = b;
@@ -57,6 +59,7 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
         }
     }
     trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
+    trowel_input_forget_jumps(in);
     *out = best;
     if (bid)
         *bid = best_bid;

@@ -32,6 +32,10 @@ trowel_status trowel_input_open_xor(trowel_ctx *ctx, trowel_input *under, uint8_
 trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t size,
                                         const char *name, trowel_input **out);
 
+/* Forgets how the input has been read so far: a format's bid looks
+ * wherever it likes, and only how the chosen format then reads decides
+ * whether a small file is worth reading whole. */
+void trowel_input_forget_jumps(trowel_input *in);
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
 /* Up to want contiguous bytes at off (off <= size); *got may be less than

@@ -262,6 +262,41 @@ static trowel_status grow_memory(trowel_sink *s, size_t need)
     return TROWEL_OK;
 }
 
+trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
+                                 uint64_t *copied)
+{
+    *copied = 0;
+    if (s->failed)
+        return s->failed;
+    if (s->kind != TROWEL_SINK_FILE && s->kind != TROWEL_SINK_FD)
+        return TROWEL_OK;
+    trowel_status st = flush_buffer(s);
+    off64_t in_off = (off64_t)off;
+    while (st == TROWEL_OK && *copied < n) {
+        uint64_t left = n - *copied;
+        size_t chunk = left < ((size_t)1 << 30) ? (size_t)left : (size_t)1 << 30;
+        ssize_t got = copy_file_range(fd, &in_off, s->fd, NULL, chunk, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            /* Not possible here (a pipe, another file system, an old
+             * kernel) or the input ended: ordinary reads and writes do the
+             * rest and report what is wrong. A failure after some bytes
+             * went is a real write error. */
+            if (got < 0 && *copied && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+                errno != EOPNOTSUPP)
+                st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
+                                 s->name, strerror(errno));
+            break;
+        }
+        *copied += (uint64_t)got;
+    }
+    if (st != TROWEL_OK)
+        s->failed = st;
+    s->written += *copied;
+    return st;
+}
+
 trowel_status trowel_sink_write(trowel_sink *s, const void *data, size_t n)
 {
     if (s->failed)

@@ -51,6 +51,14 @@ trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int er
  * knows its output size spares the doublings and their slack). */
 trowel_status trowel_sink_reserve(trowel_sink *s, size_t size);
 
+/* Copies n bytes at off of the file fd into a file or fd sink inside the
+ * kernel (copy_file_range: no trip through user memory), as far as the
+ * system allows; *copied says how many went (0 for other sinks, pipes,
+ * other file systems), the caller writes the rest. Fails only on a write
+ * error. */
+trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
+                                 uint64_t *copied);
+
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);
