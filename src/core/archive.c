@@ -536,11 +536,14 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
     if (checked != TROWEL_OK)
         return checked;
     if (strcmp(target, "json") == 0) {
-        trowel_status s = TROWEL_OK;
+        unsigned what = TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY;
+        json_object *doc = archive_to_json(a, what);
+        trowel_status s = a->fmt->convert_json ? a->fmt->convert_json(a, doc) : TROWEL_OK;
         char *text = NULL;
         if (s == TROWEL_OK)
-            s = trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY,
-                                       &text);
+            s = json_text(a->ctx, doc, what, &text);
+        else
+            json_object_put(doc);
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)

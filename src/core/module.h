@@ -59,6 +59,10 @@ struct trowel_format {
     /* Optional: builds a new file; manifest is NULL when none was given. */
     trowel_status (*create)(trowel_ctx *ctx, const trowel_create_params *p,
                             struct json_object *manifest, trowel_sink *out);
+    /* Optional: adds format-specific structure to the document of
+     * `convert --to json` (after info and entries), e.g. every field a
+     * create from that JSON needs. */
+    trowel_status (*convert_json)(trowel_archive *a, struct json_object *doc);
     /* Optional: converts to a target other than "json". */
     trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
                              size_t nopts, trowel_sink *out);

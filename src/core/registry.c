@@ -19,6 +19,7 @@ extern const trowel_format trowel_format_cine_sample;
 extern const trowel_format trowel_format_cine_script;
 extern const trowel_format trowel_format_cine_save;
 extern const trowel_format trowel_format_vpp;
+extern const trowel_format trowel_format_asm;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
@@ -42,6 +43,7 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_cine_script,
     &trowel_format_cine_save,
     &trowel_format_vpp,
+    &trowel_format_asm,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
 
