@@ -398,6 +398,21 @@ trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *o
  * or a NULL sink is TROWEL_ERR_USAGE. */
 trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_sink *out);
 
+/* The deepest nesting trowel_archive_open_entry opens (an archive inside
+ * an entry inside an entry ... of a file on disk counts 1 per level). */
+#define TROWEL_NEST_MAX 8
+
+/* Opens entry index of a as an archive of its own (a .str2_pc inside a
+ * .vpp_pc), without writing it anywhere: an entry stored as is is read
+ * through a window of a's input; any other is decoded into memory first
+ * (within the memory limit). fmt NULL: detected. The nested archive's
+ * input is named "OUTER/ENTRY" and its error offsets count from the
+ * entry's first byte. Close it (trowel_archive_close) before a; it frees
+ * what it owns. Past TROWEL_NEST_MAX levels: TROWEL_ERR_LIMIT; an entry
+ * that is no archive trowel knows: TROWEL_ERR_UNSUPPORTED. */
+trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
+                                        trowel_archive **nested);
+
 /* One problem found by verify. */
 typedef void (*trowel_verify_fn)(void *user, const trowel_error *problem);
 /* Checks every checksum, size and offset the format has. Each problem goes

@@ -3,6 +3,7 @@
  * parts of verify, manifest, create and convert that every format shares.
  * Format modules only parse and build; this file owns the bookkeeping.
  */
+#include "input.h"
 #include "module.h"
 #include "sink.h"
 
@@ -202,7 +203,72 @@ void trowel_archive_close(trowel_archive *a)
     trowel_props_free(a->info);
     trowel_props_free(a->strings);
     trowel_mem_free(a->ctx, a->size_before);
+    trowel_input_close(a->own_in);
+    trowel_sink_discard(a->own_sink);
     trowel_mem_free(a->ctx, a);
+}
+
+/* -------------------------------------------------------- nested archives */
+
+/* The entry's bytes as an input: a window of the parent's input when the
+ * entry is stored as is, else its decoded bytes in memory (a memory sink,
+ * within the memory limit), kept in *sink. */
+static trowel_status entry_input(trowel_archive *a, size_t index, const char *name,
+                                 trowel_input **in, trowel_sink **sink)
+{
+    const trowel_entry *e = &a->entries[index];
+    *sink = NULL;
+    if (strcmp(e->method, "stored") == 0 && e->packed_size == e->size &&
+        !trowel_archive_damaged(a))
+        return trowel_input_open_window(a->ctx, a->in, e->offset, e->size, name, in);
+    trowel_status s = trowel_sink_open_memory(a->ctx, sink);
+    if (s == TROWEL_OK)
+        s = trowel_archive_read_entry(a, index, *sink);
+    size_t size = 0;
+    const uint8_t *data = s == TROWEL_OK ? trowel_sink_data(*sink, &size) : NULL;
+    if (s == TROWEL_OK)
+        s = trowel_input_open_memory(a->ctx, data, size, name, in);
+    if (s != TROWEL_OK) {
+        trowel_sink_discard(*sink);
+        *sink = NULL;
+    }
+    return s;
+}
+
+trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
+                                        trowel_archive **out)
+{
+    *out = NULL;
+    trowel_ctx *ctx = a->ctx;
+    if (index >= a->entry_count)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    const char *entry = a->entries[index].name;
+    if (a->depth + 1 > TROWEL_NEST_MAX)
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                           "'%s' is nested deeper than %d archives", entry, TROWEL_NEST_MAX);
+    const char *outer = trowel_input_name(a->in);
+    size_t len = strlen(outer) + strlen(entry) + 2;
+    char *name = trowel_mem_alloc(ctx, len);
+    if (!name)
+        return ctx->last_error.status;
+    snprintf(name, len, "%s/%s", outer, entry);
+    trowel_input *in = NULL;
+    trowel_sink *sink = NULL;
+    trowel_status s = entry_input(a, index, name, &in, &sink);
+    trowel_mem_free(ctx, name);
+    trowel_archive *n = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_archive_open(ctx, in, fmt, &n);
+    if (s != TROWEL_OK) {
+        trowel_input_close(in);
+        trowel_sink_discard(sink);
+        return s;
+    }
+    n->own_in = in;
+    n->own_sink = sink;
+    n->depth = a->depth + 1;
+    *out = n;
+    return TROWEL_OK;
 }
 
 /* size_before[i]: decoded bytes of the entries before i (saturating), made

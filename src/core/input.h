@@ -18,7 +18,15 @@ struct trowel_input {
     unsigned refills;   /* file input: times the cache window has moved */
     uint8_t *window;    /* file input read whole: the old window, kept until
                          * close so that no span handed out dangles */
+    trowel_input *parent; /* a window: bytes [parent_base, parent_base + size)
+                           * of parent, which must outlive it */
+    uint64_t parent_base;
 };
+
+/* An input over [off, off + len) of parent (checked against its size), for
+ * an entry stored as is inside an archive: reads go to the parent. */
+trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
+                                       uint64_t len, const char *name, trowel_input **out);
 
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);

@@ -115,6 +115,10 @@ struct trowel_archive {
     bool damaged; /* see trowel_archive_damaged */
     uint64_t *size_before; /* progress: prefix sums of entry sizes */
     size_t size_before_len;
+    /* opened by trowel_archive_open_entry: what it owns, how deep it is */
+    trowel_input *own_in;
+    trowel_sink *own_sink;
+    unsigned depth;
     /* verify bookkeeping */
     trowel_verify_fn report_fn;
     void *report_user;
