@@ -231,6 +231,18 @@ trowel_status trowel_sink_finish(trowel_sink *sink);
 /* Throws the output away (file sinks: remove the temporary) and frees. */
 void trowel_sink_discard(trowel_sink *sink);
 
+/* Finishes several file sinks as one: either every output appears under its
+ * name (replacing the target where the sink may overwrite) or none does and
+ * every target keeps its old bytes. All outputs are first written out in
+ * full under temporary names beside their targets (and each target to be
+ * replaced gets a second name to put back), so any failure up to then
+ * leaves everything as it was; then they are renamed into place one by
+ * one, and a failed rename puts back those already done. What remains: a
+ * crash between the first and the last rename leaves some new, some old
+ * (renames are atomic per file, not across files). Frees every sink;
+ * TROWEL_ERR_USAGE for a sink that is not a file. */
+trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t count);
+
 /* --------------------------------------------------------- output folder */
 
 /* A folder that archive entries are extracted into. Names are checked with

@@ -47,6 +47,10 @@ int trowel_sink_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)
  * them, which fails the sink. */
 trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int err);
 
+/* File and fd sinks: writes out what is buffered (or returns the sink's
+ * first failure). */
+trowel_status trowel_sink_flush(trowel_sink *s);
+
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);
