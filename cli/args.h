@@ -36,7 +36,8 @@ typedef enum cli_opt_id {
     OPT_TARGET_IDS,
     OPT_RAW,
     OPT_SKIP_EXISTING,
-    OPT_STDOUT
+    OPT_STDOUT,
+    OPT_RECURSIVE
 } cli_opt_id;
 
 typedef struct cli_option {
