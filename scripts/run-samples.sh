@@ -10,6 +10,9 @@
 #                 sample, script, savegame) -> PNG/WAV/JSON; packed into part
 #                 files and a VOL.CNF that scummvm-tools' extract_cine reads
 #                 back when installed
+#   Volition      VPP packfiles built from generated files: v3 raw, the
+#                 RFG .str2_pc mode (compressed+condensed), SR4's v10, v17
+#                 LZ4; info, list, verify, extract, manifest rebuild, edit
 # Every step checks its result; the script stops at the first failure.
 # Usage: scripts/run-samples.sh [BUILD-DIR] (default build; samples go to
 # BUILD-DIR/samples, or to $TROWEL_SAMPLES when set: tests/cli uses that).
@@ -234,6 +237,34 @@ if [ -n "$extract_cine" ]; then
   made cine/extract_cine
 fi
 
+# ------------------------------------------------------------- Volition
+section "Volition: VPP packfiles"
+mkdir -p vpp/src vpp/out
+cat "$here"/docs/*.md >vpp/src/readme.txt
+awk 'BEGIN { srand(8); for (i = 0; i < 50000; i++) printf "%c", 32 + int(rand() * 90) }' >vpp/src/noise.xtbl
+: >vpp/src/empty.rfgzone_pc
+cp "$here"/src/format/volition/vpp.c vpp/src/packer.c
+show "$trowel" create -t vpp -o vpp/raw.vpp_pc -C vpp/src readme.txt noise.xtbl empty.rfgzone_pc packer.c
+show "$trowel" create -t vpp -O compressed=1 -O condensed=1 -O align=1 -o vpp/stream.str2_pc \
+  -C vpp/src readme.txt noise.xtbl empty.rfgzone_pc packer.c
+show "$trowel" create -t vpp -O version=10 -O compressed=1 -o vpp/sr4.vpp_pc -C vpp/src \
+  readme.txt noise.xtbl packer.c
+show "$trowel" create -q -t vpp -O version=17 -O compressed=1 -o vpp/sr2022.vpp_pc -C vpp/src \
+  readme.txt noise.xtbl packer.c
+made vpp/raw.vpp_pc vpp/stream.str2_pc vpp/sr4.vpp_pc vpp/sr2022.vpp_pc
+show "$trowel" info vpp/stream.str2_pc
+show "$trowel" list -l vpp/sr4.vpp_pc
+show "$trowel" verify vpp/*.vpp_pc vpp/*.str2_pc
+show "$trowel" extract -C vpp/out vpp/stream.str2_pc --manifest vpp/stream.json
+for f in readme.txt noise.xtbl empty.rfgzone_pc packer.c; do cmp "vpp/out/$f" "vpp/src/$f"; done
+show "$trowel" create --manifest vpp/stream.json -C vpp/out -o vpp/rebuilt.str2_pc
+cmp vpp/rebuilt.str2_pc vpp/stream.str2_pc
+printf 'edited\n' >vpp/out/noise.xtbl
+show "$trowel" create -t vpp -O base=vpp/stream.str2_pc -O delete=empty.rfgzone_pc \
+  -o vpp/edited.str2_pc -C vpp/out noise.xtbl
+show "$trowel" list vpp/edited.str2_pc
+made vpp/rebuilt.str2_pc vpp/edited.str2_pc
+
 # -------------------------------------------------------------- summary
 section "Summary"
 printf 'Samples made in %s:\n' "${samples#"$here"/}"
@@ -251,5 +282,6 @@ printf 'SZDD: MANUAL.TXT %s -> MANUAL.TX_ %s bytes' \
 printf '\nValve: 3 scenes compiled into scenes.image, decompiled, 1 edited + 1 new merged (%s scenes)\n' \
   "$("$trowel" list valve/merged.image | wc -l | tr -d ' ')"
 printf 'Cinematique: 8 assets converted to PNG/WAV/JSON, packed into 2 part files and VOL.CNF\n'
+printf 'Volition: 4 packfiles (v3 raw, v3 compressed+condensed, v10, v17 LZ4), rebuilt from a manifest byte for byte, edited in place\n'
 printf '%s\n' "$peer_note"
 printf 'Every sample read back to identical bytes.\n'

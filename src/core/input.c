@@ -16,7 +16,7 @@
 
 #define INPUT_CACHE_SIZE ((size_t)1 << 18) /* 256 KiB, >= TROWEL_READER_SPAN_MAX */
 /* A file up to this size is read whole once the cache window has had to
- * move: formats that jump between a directory and the data (scenes.image
+ * jump (not just slide forward): formats that jump between a directory and the data (scenes.image
  * reads its entry table, then each scene's summary and data) otherwise
  * refill a 256 KiB window for nearly every access. */
 #define INPUT_WHOLE_MAX ((uint64_t)16 << 20)
@@ -289,8 +289,13 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
     }
     if (want > INPUT_CACHE_SIZE)
         want = INPUT_CACHE_SIZE;
-    if ((off < in->cache_off || off + want > in->cache_off + in->cache_len) &&
-        in->refills++ > 0 && load_whole(in)) {
+    bool outside = off < in->cache_off || off + want > in->cache_off + in->cache_len;
+    /* Reading straight on (off inside the window or right at its end) only
+     * slides the window: a decoder streaming a file front to back must not
+     * pull the whole file into memory (page faults cost more than the
+     * reads). Jumps are what reading whole pays for. */
+    bool straight_on = off >= in->cache_off && off <= in->cache_off + in->cache_len;
+    if (outside && in->refills++ > 0 && !straight_on && load_whole(in)) {
         *out = in->mem + off;
         *got = want;
         return TROWEL_OK;

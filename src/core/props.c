@@ -66,7 +66,7 @@ static bool grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need, size_t e
 {
     if (need <= *cap)
         return true;
-    size_t n = *cap ? *cap * 2 : 8;
+    size_t n = *cap ? *cap * 2 : 2; /* entries have one or two extra keys */
     while (n < need)
         n *= 2;
     void *a = trowel_mem_realloc(ctx, *arr, n * elem);

@@ -1,75 +1,107 @@
 /*
- * Volition packfiles (VPP), version 3: The Punisher, Saints Row 1, Red
- * Faction Guerrilla (.vpp_pc, .str2_pc). Read only, for now.
+ * Volition packfiles (VPP), versions 1, 3, 4, 6, 10 and 17: Red Faction,
+ * The Punisher, Saints Row 1 to 4, Red Faction Guerrilla and Armageddon,
+ * Gat out of Hell, Agents of Mayhem, Saints Row (2022); little-endian PC
+ * files and big-endian console ones.
  *
- * A 2048-byte header block (descriptor 0x51890ACE, version, short name,
- * path, flags, counts and section sizes), the directory at 0x800 (28-byte
- * entries: name offset, sector, start, name hash, size, compressed size,
- * parent), the NUL-terminated names, each section padded to 2048, then the
- * data in one of four modes (flags bit 0 compressed, bit 1 condensed):
+ * v1: a 2048-byte header {descriptor, version, files, size}, 64-byte
+ * entries {char name[60], u32 size} padded to 2048, each file padded to
+ * 2048. v3/v4/v6: a 2048-byte header (short name, path, flags, counts and
+ * section sizes), the directory at 0x800 (v3 28-byte entries with a name
+ * hash, v4 28 bytes with name and extension in two tables, v6 24 bytes),
+ * then the names (and v4's extensions), each section padded to 2048, then
+ * the data in one of four modes (flags bit 0 compressed, bit 1 condensed):
  *   raw:        [file + pad to 2048] x N
- *   compressed: [zlib(file) + pad to 2048] x N
+ *   compressed: [zlib(file) + pad to 2048] x N  (SR2 PS3: chunked deflate)
  *   condensed:  [file + pad to the alignment] x N
  *   both:       zlib([file + pad to the alignment] x N) as ONE stream,
- *               sync-flushed after each file and never finished; each
- *               entry's compressed size is the stream's growth across it.
- * No padding follows the last file. The alignment of condensed data is not
- * stored: it is the one (1, 16, 64 or 2048) for which the sizes add up to
- * the header's data size. Positions are recomputed from sizes and
- * alignment; the stored `start` is never trusted (writers disagree on it
- * and it wraps past 4 GiB). The name hash is Volition's: rotate left by 6,
- * XOR the next byte of the name with only A-Z lower-cased.
+ *               sync-flushed after each file, finished or not.
+ * v10: a 0x28-byte header with a CRC of itself, 24-byte entries with their
+ * own compression flag and alignment, names, data right after them. v17:
+ * the same idea in 64 bits (0x78-byte header, 48-byte entries, a directory
+ * table beside the names, an explicit data offset), files as LZ4 frames.
  *
- * The solid stream of the last mode is read with one forward cursor
- * (codec/stream.h) kept in the archive's state, so reading every entry in
- * order, as list/verify/extract do, is one pass over the stream.
+ * Positions are recomputed from sizes and alignment (each file starts at
+ * the next multiple of its alignment after the previous one); the stored
+ * `start` is never trusted (writers disagree on it and it wraps past
+ * 4 GiB), only compared by verify. The alignment of v3/v4/v6 condensed data
+ * is not stored: it is the one (1, 16, 64, 2048) for which the sizes add up
+ * to the header's data size. The solid stream of the "both" mode is read
+ * with one forward cursor (codec/stream.h) kept in the archive's state, so
+ * reading every entry in order, as list/verify/extract do, is one pass.
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
- * on the Red Faction Guerrilla files of the shared corpus.
+ * on the files of the shared corpus. Writing: vpp_write.c.
  */
+#include "vpp.h"
+
+#include "codec/lz4_frame.h"
 #include "codec/zlib.h"
-#include "core/module.h"
+#include "core/input.h"
 
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#define VPP_MAGIC 0x51890ACEu
-#define VPP_MAGIC_BE 0xCE0A8951u        /* console files, read little-endian */
+#define VPP_MAGIC_BE 0xCE0A8951u             /* console files, read little-endian */
 #define VPP_MAGIC_SWITCH_DAMAGED 0x890A0DCEu /* CE 0D 0A 89: LF turned CRLF */
-#define SECTOR 2048u
-#define V3_ENTRY_SIZE 28u
-#define FLAG_COMPRESSED 1u
-#define FLAG_CONDENSED 2u
 #define NAME_MAX_LEN 255u
+#define V10_HEADER 0x28u
+#define V17_HEADER 0x78u
+
+enum vpp_method { M_STORED, M_ZLIB, M_SOLID, M_LZ4, M_CONSOLE /* zlib or PS3 chunks */ };
+static const char *const method_names[] = {"stored", "zlib", "zlib-solid", "lz4", "zlib"};
 
 typedef struct vpp_header {
-    uint32_t version, flags, num_files, file_size, dir_size, names_size;
-    uint32_t data_size, compressed_size;
+    uint32_t version;
+    bool be; /* big-endian (console) */
+    uint32_t flags, num_files, num_paths, checksum;
+    uint32_t dir_size, names_size, ext_size;
+    uint64_t file_size, data_size, compressed_size, timestamp;
+    uint64_t dir_start, names_start, ext_start, data_start;
+    unsigned entry_size;
     char short_name[66];
     char path[257];
 } vpp_header;
 
+/* One directory entry as stored. */
+typedef struct vpp_raw_entry {
+    uint64_t name_off, ext_off; /* ext_off: v4 extension, v17 directory */
+    uint64_t start, size, csize;
+    uint32_t hash;
+    uint16_t flags, align;
+} vpp_raw_entry;
+
 typedef struct vpp_entry {
-    uint64_t pos;      /* raw/compressed/condensed: absolute offset; both:
-                        * offset in the decoded stream */
-    uint64_t packed;   /* bytes as stored (compressed: csize) */
-    uint32_t hash;     /* stored name hash */
+    uint64_t pos;    /* absolute offset; solid: offset in the decoded stream */
+    uint64_t packed; /* bytes as stored */
+    uint64_t start;  /* the stored start, for verify */
+    uint64_t placed; /* where start should point (data-relative), for verify */
+    uint32_t hash;
+    uint8_t method;
 } vpp_entry;
 
 typedef struct vpp_state {
     vpp_header h;
-    uint64_t data_start;
-    unsigned alignment; /* condensed modes */
+    unsigned alignment; /* v3/v4/v6 condensed modes */
+    int level;          /* zlib level the data was written with (0: unknown) */
     vpp_entry *ent;
     trowel_codec_stream *solid; /* both: the cursor, opened on first read */
 } vpp_state;
+
+extern const trowel_format trowel_format_vpp;
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return a <= 1 ? v : (v + a - 1) / a * a;
 }
 
-static uint32_t name_hash(const char *name)
+uint32_t vpp_name_hash(const char *name)
 {
     uint32_t h = 0;
     for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -79,14 +111,59 @@ static uint32_t name_hash(const char *name)
     return h;
 }
 
+uint32_t vpp_header_crc(const uint8_t *data, size_t n)
+{
+    /* trowel_crc32_update pre- and post-inverts (zlib's convention):
+     * starting it from ~0 and inverting the result cancels both. */
+    return ~trowel_crc32_update(0xFFFFFFFFu, data, n);
+}
+
+static bool solid_mode(const vpp_header *h)
+{
+    return (h->flags & 3) == 3;
+}
+
 static const char *mode_name(uint32_t flags)
 {
-    switch (flags & (FLAG_COMPRESSED | FLAG_CONDENSED)) {
-    case FLAG_COMPRESSED: return "compressed";
-    case FLAG_CONDENSED: return "condensed";
-    case FLAG_COMPRESSED | FLAG_CONDENSED: return "compressed+condensed";
+    switch (flags & (VPP_FLAG_COMPRESSED | VPP_FLAG_CONDENSED)) {
+    case VPP_FLAG_COMPRESSED: return "compressed";
+    case VPP_FLAG_CONDENSED: return "condensed";
+    case VPP_FLAG_COMPRESSED | VPP_FLAG_CONDENSED: return "compressed+condensed";
     default: return "raw";
     }
+}
+
+static trowel_status rd16(trowel_reader *r, bool be, uint16_t *v)
+{
+    return be ? trowel_read_u16be(r, v) : trowel_read_u16le(r, v);
+}
+
+static trowel_status rd32(trowel_reader *r, bool be, uint32_t *v)
+{
+    return be ? trowel_read_u32be(r, v) : trowel_read_u32le(r, v);
+}
+
+static trowel_status rd32to64(trowel_reader *r, bool be, uint64_t *v)
+{
+    uint32_t x;
+    trowel_status s = rd32(r, be, &x);
+    *v = x;
+    return s;
+}
+
+static bool known_version(uint32_t v)
+{
+    return v == 1 || v == 3 || v == 4 || v == 6 || v == 10 || v == 17;
+}
+
+static trowel_status rd64(trowel_reader *r, bool be, uint64_t *v)
+{
+    uint32_t a, b;
+    trowel_status s = rd32(r, be, &a);
+    if (s == TROWEL_OK)
+        s = rd32(r, be, &b);
+    *v = be ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+    return s;
 }
 
 /* ---------------------------------------------------------------- header */
@@ -96,131 +173,304 @@ static int vpp_bid(trowel_reader *r)
     uint32_t magic, version;
     if (trowel_read_u32le(r, &magic) != TROWEL_OK)
         return TROWEL_BID_NONE;
-    if (magic == VPP_MAGIC_BE || magic == VPP_MAGIC_SWITCH_DAMAGED)
-        return TROWEL_BID_MAGIC; /* open says why it cannot read them */
-    if (magic != VPP_MAGIC || trowel_read_u32le(r, &version) != TROWEL_OK)
+    if (magic == VPP_MAGIC_SWITCH_DAMAGED)
+        return TROWEL_BID_MAGIC; /* open says why it cannot read it */
+    if ((magic != VPP_MAGIC && magic != VPP_MAGIC_BE) ||
+        rd32(r, magic == VPP_MAGIC_BE, &version) != TROWEL_OK)
         return TROWEL_BID_NONE;
-    return version == 3 && trowel_reader_size(r) >= SECTOR ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
+    return known_version(version) ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
 }
 
 /* Refuses what is a packfile but not one this reader knows, each with its
  * own message. */
 static trowel_status check_kind(trowel_ctx *ctx, uint32_t magic, uint32_t version)
 {
-    if (magic == VPP_MAGIC_BE)
-        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0,
-                           "big-endian (console) packfiles are not supported yet");
     if (magic == VPP_MAGIC_SWITCH_DAMAGED)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0,
                            "the packfile magic is damaged (CE 0D 0A 89: a line-ending "
                            "conversion turned 0A into 0D 0A)");
+    if (magic != VPP_MAGIC && magic != VPP_MAGIC_BE)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0, "not a Volition packfile (no 0x51890ACE)");
     if (version == 2)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 4,
                            "packfile version 2 (Summoner 2) has no known layout");
-    if (version != 3)
+    if (!known_version(version))
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 4,
-                           "packfile version %lu is not supported yet (only 3)",
+                           "packfile version %lu is unknown (trowel reads 1, 3, 4, 6, 10 and 17)",
                            (unsigned long)version);
     return TROWEL_OK;
+}
+
+static trowel_status read_header_v1(trowel_reader *r, vpp_header *h)
+{
+    uint32_t size;
+    trowel_status s = rd32(r, h->be, &h->num_files);
+    if (s == TROWEL_OK)
+        s = rd32(r, h->be, &size);
+    h->file_size = size;
+    h->entry_size = 64;
+    h->dir_size = h->num_files * 64u; /* counts are checked against the file later */
+    h->dir_start = VPP_SECTOR;
+    h->names_start = h->dir_start;
+    h->data_start = VPP_SECTOR + align_up((uint64_t)h->num_files * 64, VPP_SECTOR);
+    return s;
+}
+
+/* v3, v4 and v6: the 2048-byte header block of the developer's struct. */
+static trowel_status read_header_sector(trowel_reader *r, vpp_header *h)
+{
+    uint32_t sector, file_size, data_size, csize;
+    trowel_status s = trowel_read_fixed_string(r, 65, h->short_name, sizeof h->short_name);
+    if (s == TROWEL_OK)
+        s = trowel_read_fixed_string(r, 256, h->path, sizeof h->path);
+    if (s == TROWEL_OK && (s = trowel_reader_seek(r, 0x14C)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->flags)) == TROWEL_OK && (s = rd32(r, h->be, &sector)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->num_files)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &file_size)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->dir_size)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->names_size)) == TROWEL_OK &&
+        (h->version != 4 || (s = rd32(r, h->be, &h->ext_size)) == TROWEL_OK) &&
+        (s = rd32(r, h->be, &data_size)) == TROWEL_OK)
+        s = rd32(r, h->be, &csize);
+    h->file_size = file_size;
+    h->data_size = data_size;
+    h->compressed_size = csize;
+    h->entry_size = h->version == 6 ? 24 : 28;
+    h->dir_start = VPP_SECTOR;
+    h->names_start = VPP_SECTOR + align_up(h->dir_size, VPP_SECTOR);
+    h->ext_start = h->names_start + align_up(h->names_size, VPP_SECTOR);
+    h->data_start = h->ext_start + align_up(h->ext_size, VPP_SECTOR);
+    return s;
+}
+
+static trowel_status read_header_v10(trowel_reader *r, vpp_header *h)
+{
+    uint32_t file_size, data_size, csize;
+    trowel_status s;
+    if ((s = rd32(r, h->be, &h->checksum)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &file_size)) == TROWEL_OK && (s = rd32(r, h->be, &h->flags)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->num_files)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->dir_size)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->names_size)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &data_size)) == TROWEL_OK)
+        s = rd32(r, h->be, &csize);
+    h->file_size = file_size;
+    h->data_size = data_size;
+    h->compressed_size = csize;
+    h->entry_size = 24;
+    h->dir_start = V10_HEADER;
+    h->names_start = V10_HEADER + (uint64_t)h->dir_size;
+    h->data_start = h->names_start + h->names_size;
+    return s;
+}
+
+static trowel_status read_header_v17(trowel_reader *r, vpp_header *h)
+{
+    trowel_status s;
+    if ((s = rd32(r, h->be, &h->checksum)) == TROWEL_OK && (s = rd32(r, h->be, &h->flags)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->num_files)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->num_paths)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->dir_size)) == TROWEL_OK &&
+        (s = rd32(r, h->be, &h->names_size)) == TROWEL_OK &&
+        (s = rd64(r, h->be, &h->file_size)) == TROWEL_OK &&
+        (s = rd64(r, h->be, &h->data_size)) == TROWEL_OK &&
+        (s = rd64(r, h->be, &h->compressed_size)) == TROWEL_OK &&
+        (s = rd64(r, h->be, &h->timestamp)) == TROWEL_OK)
+        s = rd64(r, h->be, &h->data_start);
+    h->entry_size = 48;
+    h->dir_start = V17_HEADER;
+    h->names_start = V17_HEADER + (uint64_t)h->dir_size;
+    return s;
 }
 
 static trowel_status read_header(trowel_ctx *ctx, trowel_reader *r, vpp_header *h)
 {
     uint32_t magic;
     trowel_status s = trowel_read_u32le(r, &magic);
+    h->be = magic == VPP_MAGIC_BE;
     if (s == TROWEL_OK)
-        s = trowel_read_u32le(r, &h->version);
+        s = rd32(r, h->be, &h->version);
     if (s == TROWEL_OK)
         s = check_kind(ctx, magic, h->version);
-    if (s == TROWEL_OK)
-        s = trowel_read_fixed_string(r, 65, h->short_name, sizeof h->short_name);
-    if (s == TROWEL_OK)
-        s = trowel_read_fixed_string(r, 256, h->path, sizeof h->path);
-    uint32_t sector;
-    if (s == TROWEL_OK && (s = trowel_reader_seek(r, 0x14C)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->flags)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &sector)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->num_files)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->file_size)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->dir_size)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->names_size)) == TROWEL_OK &&
-        (s = trowel_read_u32le(r, &h->data_size)) == TROWEL_OK)
-        s = trowel_read_u32le(r, &h->compressed_size);
-    return s;
+    if (s != TROWEL_OK)
+        return s;
+    switch (h->version) {
+    case 1: return read_header_v1(r, h);
+    case 10: return read_header_v10(r, h);
+    case 17: return read_header_v17(r, h);
+    default: return read_header_sector(r, h);
+    }
 }
 
 /* ------------------------------------------------------------ directory */
 
-/* The name at off in the names section (names_size bytes at r's cursor
- * window), NUL-terminated within it. */
-static trowel_status read_name(trowel_ctx *ctx, const trowel_reader *names, uint32_t off,
-                               size_t index, char *out, size_t cap)
+static trowel_status read_raw_entry(trowel_reader *d, const vpp_header *h, vpp_raw_entry *e)
 {
-    trowel_reader r = *names;
+    bool be = h->be;
+    uint32_t skip, name, ext;
+    trowel_status s = TROWEL_OK;
+    memset(e, 0, sizeof *e);
+    e->csize = UINT64_MAX;
+    switch (h->version) {
+    case 1: /* the name (60 bytes) is read from the directory when needed */
+        if ((s = trowel_reader_skip(d, 60)) == TROWEL_OK)
+            s = rd32to64(d, be, &e->size);
+        return s;
+    case 3: /* name, sector, start, hash, size, csize, parent */
+        if ((s = rd32(d, be, &name)) || (s = rd32(d, be, &skip)) || (s = rd32to64(d, be, &e->start)) ||
+            (s = rd32(d, be, &e->hash)) || (s = rd32to64(d, be, &e->size)))
+            return s;
+        e->name_off = name;
+        return rd32to64(d, be, &e->csize);
+    case 4: /* name, extension, runtime, start, size, csize, parent */
+        if ((s = rd32(d, be, &name)) || (s = rd32(d, be, &ext)) || (s = rd32(d, be, &skip)) ||
+            (s = rd32to64(d, be, &e->start)) || (s = rd32to64(d, be, &e->size)))
+            return s;
+        e->name_off = name;
+        e->ext_off = ext;
+        return rd32to64(d, be, &e->csize);
+    case 6: /* name, sector, start, size, csize, parent */
+        if ((s = rd32(d, be, &name)) || (s = rd32(d, be, &skip)) || (s = rd32to64(d, be, &e->start)) ||
+            (s = rd32to64(d, be, &e->size)))
+            return s;
+        e->name_off = name;
+        return rd32to64(d, be, &e->csize);
+    case 10: /* u64 name, start, size, csize, u16 flags, u16 alignment */
+        if ((s = rd64(d, be, &e->name_off)) || (s = rd32to64(d, be, &e->start)) ||
+            (s = rd32to64(d, be, &e->size)) || (s = rd32to64(d, be, &e->csize)) ||
+            (s = rd16(d, be, &e->flags)))
+            return s;
+        return rd16(d, be, &e->align);
+    default: /* 17: u64 name, path, start, size, csize, u16 flags, u16 alignment, u32 */
+        if ((s = rd64(d, be, &e->name_off)) || (s = rd64(d, be, &e->ext_off)) ||
+            (s = rd64(d, be, &e->start)) || (s = rd64(d, be, &e->size)) ||
+            (s = rd64(d, be, &e->csize)) || (s = rd16(d, be, &e->flags)))
+            return s;
+        return rd16(d, be, &e->align);
+    }
+}
+
+/* The NUL-terminated string at off of a table (what names it in messages). */
+static trowel_status read_table_string(trowel_ctx *ctx, const trowel_reader *table, uint64_t off,
+                                       size_t index, const char *what, char *out, size_t cap)
+{
+    trowel_reader r = *table;
     if (off >= trowel_reader_size(&r))
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(&r),
-                           "entry %zu's name offset %lu is past the %llu-byte name table", index,
-                           (unsigned long)off, (unsigned long long)trowel_reader_size(&r));
+                           "entry %zu's %s offset %llu is past the %llu-byte %s table", index,
+                           what, (unsigned long long)off,
+                           (unsigned long long)trowel_reader_size(&r), what);
     trowel_status s = trowel_reader_seek(&r, off);
     if (s == TROWEL_OK)
         s = trowel_read_cstring(&r, out, cap);
     if (s != TROWEL_OK)
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, names->base + off,
-                           "entry %zu's name has no NUL within the name table (or passes %zu "
-                           "bytes)",
-                           index, cap - 1);
-    if (!out[0])
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, names->base + off, "entry %zu has an empty name",
-                           index);
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, table->base + off,
+                           "entry %zu's %s has no NUL within the %s table (or passes %zu bytes)",
+                           index, what, what, cap - 1);
     return TROWEL_OK;
 }
 
-/* The alignment for which the condensed sizes add up to data_size. */
-static trowel_status find_alignment(trowel_archive *a, const uint32_t *sizes, vpp_state *st)
+/* The entry's full name: v4 joins name and extension, v17 directory and
+ * name (with '/', whatever the game's separator). */
+static trowel_status entry_name(trowel_ctx *ctx, const vpp_header *h, const vpp_raw_entry *e,
+                                const trowel_reader *names, const trowel_reader *exts,
+                                size_t index, char *out, size_t cap)
 {
-    static const unsigned candidates[] = {16, 64, 1, SECTOR};
+    char first[NAME_MAX_LEN + 1], second[NAME_MAX_LEN + 1];
+    trowel_status s = TROWEL_OK;
+    if (h->version == 1) { /* names: the directory; the name field of entry index */
+        trowel_reader r = *names;
+        if ((s = trowel_reader_seek(&r, 64 * (uint64_t)index)) == TROWEL_OK)
+            s = trowel_read_fixed_string(&r, 60, first, sizeof first);
+    } else
+        s = read_table_string(ctx, names, e->name_off, index, "name", first, sizeof first);
+    second[0] = 0;
+    if (s == TROWEL_OK && h->version == 4)
+        s = read_table_string(ctx, exts, e->ext_off, index, "extension", second, sizeof second);
+    if (s == TROWEL_OK && h->version == 17)
+        s = read_table_string(ctx, names, e->ext_off, index, "directory", second, sizeof second);
+    if (s != TROWEL_OK)
+        return s;
+    int n;
+    if (h->version == 4)
+        n = snprintf(out, cap, second[0] ? "%s.%s" : "%s", first, second);
+    else if (h->version == 17 && second[0]) {
+        for (char *p = second; *p; p++)
+            if (*p == '\\')
+                *p = '/';
+        size_t len = strlen(second);
+        n = snprintf(out, cap, second[len - 1] == '/' ? "%s%s" : "%s/%s", second, first);
+    } else
+        n = snprintf(out, cap, "%s", first);
+    if (!first[0])
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "entry %zu has an empty name", index);
+    if (n < 0 || (size_t)n >= cap)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "entry %zu's name passes %zu bytes", index,
+                           cap - 1);
+    return TROWEL_OK;
+}
+
+/* v3/v4/v6 condensed: the alignment for which the sizes add up to
+ * data_size (modulo 2^32: the field wraps past 4 GiB). */
+static trowel_status find_alignment(trowel_archive *a, const vpp_raw_entry *re, vpp_state *st)
+{
+    static const unsigned candidates[] = {16, 64, 1, VPP_SECTOR};
     for (size_t c = 0; c < sizeof candidates / sizeof candidates[0]; c++) {
         uint64_t total = 0;
         for (size_t i = 0; i < st->h.num_files; i++)
-            total += i + 1 < st->h.num_files ? align_up(sizes[i], candidates[c]) : sizes[i];
-        if (total == st->h.data_size) {
+            total = (i + 1 < st->h.num_files ? align_up(total + re[i].size, candidates[c])
+                                             : total + re[i].size);
+        if ((uint32_t)total == (uint32_t)st->h.data_size) {
             st->alignment = candidates[c];
             return TROWEL_OK;
         }
     }
     return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, 0x164,
-                       "the entry sizes add up to the data size %lu under no alignment "
+                       "the entry sizes add up to the data size %llu under no alignment "
                        "(1, 16, 64, 2048)",
-                       (unsigned long)st->h.data_size);
+                       (unsigned long long)st->h.data_size);
 }
 
-/* Where each entry's bytes are, from sizes and the mode. */
-static void place_entries(vpp_state *st, const uint32_t *sizes, const uint32_t *csizes)
+/* The method and alignment of entry e (v10/v17 keep them per entry). */
+static void entry_method(const vpp_state *st, const vpp_raw_entry *e, uint8_t *method,
+                         uint64_t *align)
 {
-    uint64_t at = 0;
+    const vpp_header *h = &st->h;
+    if (solid_mode(h)) {
+        *method = M_SOLID;
+        *align = h->version >= 10 ? e->align : st->alignment;
+    } else if (h->version >= 10) {
+        bool packed = (e->flags & 1) && e->csize != UINT64_MAX;
+        *method = packed ? (h->version == 17 ? M_LZ4 : M_ZLIB) : M_STORED;
+        *align = e->align;
+    } else if (h->flags & VPP_FLAG_COMPRESSED) {
+        *method = h->be ? M_CONSOLE : M_ZLIB;
+        *align = VPP_SECTOR;
+    } else {
+        *method = M_STORED;
+        *align = (h->flags & VPP_FLAG_CONDENSED) ? st->alignment : VPP_SECTOR;
+    }
+}
+
+/* Where each entry's bytes are, from sizes, methods and alignment. */
+static void place_entries(vpp_state *st, const vpp_raw_entry *re)
+{
+    uint64_t at = 0; /* data-relative (solid: decoded) offset of the next file */
     for (size_t i = 0; i < st->h.num_files; i++) {
         vpp_entry *e = &st->ent[i];
-        switch (st->h.flags & (FLAG_COMPRESSED | FLAG_CONDENSED)) {
-        case 0:
-            e->pos = st->data_start + at;
-            e->packed = sizes[i];
-            at = align_up(at + sizes[i], SECTOR);
-            break;
-        case FLAG_COMPRESSED:
-            e->pos = st->data_start + at;
-            e->packed = csizes[i];
-            at = align_up(at + csizes[i], SECTOR);
-            break;
-        case FLAG_CONDENSED:
-            e->pos = st->data_start + at;
-            e->packed = sizes[i];
-            at = align_up(at + sizes[i], st->alignment);
-            break;
-        default: /* both: offsets in the decoded stream */
+        uint64_t align;
+        entry_method(st, &re[i], &e->method, &align);
+        at = align_up(at, align);
+        e->placed = at;
+        e->start = re[i].start;
+        e->hash = re[i].hash;
+        e->packed = e->method == M_STORED ? re[i].size : re[i].csize;
+        if (e->method == M_SOLID) {
             e->pos = at;
-            e->packed = csizes[i];
-            at = align_up(at + sizes[i], st->alignment);
-            break;
+            at += re[i].size;
+        } else {
+            e->pos = st->h.data_start + at;
+            at += e->packed;
         }
     }
 }
@@ -232,72 +482,99 @@ static trowel_status add_info(trowel_archive *a, const vpp_state *st)
     trowel_status s;
     if ((s = trowel_props_add_str(info, "format", "vpp")) ||
         (s = trowel_props_add_uint(info, "version", h->version)) ||
+        (s = trowel_props_add_str(info, "byte_order", h->be ? "big-endian" : "little-endian")) ||
         (s = trowel_props_add_str(info, "mode", mode_name(h->flags))) ||
-        (s = trowel_props_add_hex(info, "flags", h->flags)) ||
-        (s = trowel_props_add_str(info, "short_name", h->short_name)) ||
-        (s = trowel_props_add_str(info, "path", h->path)) ||
-        (s = trowel_props_add_uint(info, "files", h->num_files)) ||
-        (s = trowel_props_add_uint(info, "file_size", h->file_size)) ||
-        (s = trowel_props_add_uint(info, "data_start", st->data_start)) ||
-        (s = trowel_props_add_uint(info, "data_size", h->data_size)))
+        (s = trowel_props_add_hex(info, "flags", h->flags)))
         return s;
-    if (h->flags & FLAG_COMPRESSED)
+    if (h->version >= 3 && h->version <= 6 &&
+        ((s = trowel_props_add_str(info, "short_name", h->short_name)) ||
+         (s = trowel_props_add_str(info, "path", h->path))))
+        return s;
+    if (h->version >= 10 && (s = trowel_props_add_hex(info, "header_checksum", h->checksum)))
+        return s;
+    if (h->version == 17 && ((s = trowel_props_add_uint(info, "paths", h->num_paths)) ||
+                             (s = trowel_props_add_uint(info, "timestamp", h->timestamp))))
+        return s;
+    if ((s = trowel_props_add_uint(info, "files", h->num_files)) ||
+        (s = trowel_props_add_uint(info, "file_size", h->file_size)) ||
+        (s = trowel_props_add_uint(info, "data_start", h->data_start)))
+        return s;
+    if (h->version != 1 && (s = trowel_props_add_uint(info, "data_size", h->data_size)))
+        return s;
+    if (h->flags & VPP_FLAG_COMPRESSED)
         s = trowel_props_add_uint(info, "compressed_size", h->compressed_size);
-    if (s == TROWEL_OK && (h->flags & FLAG_CONDENSED))
+    if (s == TROWEL_OK && (h->flags & VPP_FLAG_CONDENSED) && h->version < 10)
         s = trowel_props_add_uint(info, "alignment", st->alignment);
+    if (s == TROWEL_OK && st->level)
+        s = trowel_props_add_uint(info, "zlib_level", (uint64_t)st->level);
     return s;
 }
 
-static trowel_status add_entries(trowel_archive *a, const trowel_reader *names, const uint32_t *sizes,
-                                 vpp_state *st)
+static trowel_status add_entries(trowel_archive *a, const trowel_reader *names,
+                                 const trowel_reader *exts, const vpp_raw_entry *re, vpp_state *st)
 {
-    static const char *const methods[] = {"stored", "zlib", "stored", "zlib-solid"};
-    const char *method = methods[st->h.flags & 3];
-    uint64_t solid_at = st->data_start;
-    trowel_reader dir;
-    trowel_reader_init(&dir, a->ctx, a->in);
+    uint64_t solid_at = st->h.data_start;
     for (size_t i = 0; i < st->h.num_files; i++) {
-        uint32_t name_off;
-        trowel_status s = trowel_reader_seek(&dir, SECTOR + V3_ENTRY_SIZE * (uint64_t)i);
-        if (s == TROWEL_OK)
-            s = trowel_read_u32le(&dir, &name_off);
         char name[NAME_MAX_LEN + 1];
-        if (s == TROWEL_OK)
-            s = read_name(a->ctx, names, name_off, i, name, sizeof name);
+        trowel_status s = entry_name(a->ctx, &st->h, &re[i], names, exts, i, name, sizeof name);
         if (s != TROWEL_OK)
             return s;
         const vpp_entry *v = &st->ent[i];
-        bool solid = (st->h.flags & 3) == 3;
-        trowel_entry e = {.name = name, .size = sizes[i], .packed_size = v->packed,
-                          .offset = solid ? solid_at : v->pos, .method = method, .index = i};
+        bool solid = v->method == M_SOLID;
+        trowel_entry e = {.name = name, .size = re[i].size, .packed_size = v->packed,
+                          .offset = solid ? solid_at : v->pos, .method = method_names[v->method],
+                          .index = i};
         solid_at += v->packed;
         trowel_props *extra = trowel_archive_add_entry(a, &e);
         if (!extra)
             return a->ctx->last_error.status;
-        if ((s = trowel_props_add_hex(extra, "hash", v->hash)) != TROWEL_OK)
+        if (st->h.version == 3 && (s = trowel_props_add_hex(extra, "hash", v->hash)) != TROWEL_OK)
+            return s;
+        if (st->h.version >= 10 && (s = trowel_props_add_uint(extra, "alignment", re[i].align)))
             return s;
     }
     return TROWEL_OK;
 }
 
-/* Reads the directory's sizes and hashes into st (and sizes/csizes). */
-static trowel_status read_directory(trowel_archive *a, uint32_t *sizes, uint32_t *csizes,
+static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir, vpp_raw_entry *re,
                                     vpp_state *st)
 {
-    trowel_reader dir;
-    trowel_reader_init(&dir, a->ctx, a->in);
+    trowel_reader d = *dir;
     for (size_t i = 0; i < st->h.num_files; i++) {
-        uint32_t f[7];
-        trowel_status s = trowel_reader_seek(&dir, SECTOR + V3_ENTRY_SIZE * (uint64_t)i);
-        for (int k = 0; k < 7 && s == TROWEL_OK; k++)
-            s = trowel_read_u32le(&dir, &f[k]);
+        trowel_status s = trowel_reader_seek(&d, (uint64_t)i * st->h.entry_size);
+        if (s == TROWEL_OK)
+            s = read_raw_entry(&d, &st->h, &re[i]);
         if (s != TROWEL_OK)
             return s;
-        st->ent[i].hash = f[3];
-        sizes[i] = f[4];
-        csizes[i] = f[5];
+        if (re[i].csize == UINT64_MAX && st->h.version < 17)
+            re[i].csize = UINT32_MAX; /* 32-bit fields kept as they were */
+        if (st->h.version >= 10 && re[i].align > 1 && (re[i].align & (re[i].align - 1)))
+            return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(&d) - 4,
+                               "entry %zu's alignment %u is not a power of two", i,
+                               (unsigned)re[i].align);
     }
+    (void)a;
     return TROWEL_OK;
+}
+
+/* The zlib level the archive was written with, from the first stream's
+ * header (FLEVEL: 0 fastest .. 3 best), for info and the manifest. */
+static int guess_level(trowel_archive *a, const vpp_state *st)
+{
+    for (size_t i = 0; i < st->h.num_files; i++) {
+        const vpp_entry *e = &st->ent[i];
+        if (e->method != M_ZLIB && e->method != M_SOLID && e->method != M_CONSOLE)
+            continue;
+        uint8_t hdr[2];
+        uint64_t at = e->method == M_SOLID ? st->h.data_start : e->pos;
+        if (at + 2 > trowel_input_size(a->in) || trowel_input_copy(a->in, at, hdr, 2) != TROWEL_OK)
+            return 0;
+        if ((hdr[0] & 0x0F) != 8 || (hdr[0] << 8 | hdr[1]) % 31)
+            return 0;
+        static const int levels[] = {1, 5, 6, 9};
+        return levels[hdr[1] >> 6];
+    }
+    return 0;
 }
 
 static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
@@ -311,38 +588,47 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
     if (s != TROWEL_OK)
         return s;
     const vpp_header *h = &st->h;
-    uint64_t dir_bytes = (uint64_t)h->num_files * V3_ENTRY_SIZE;
-    if (dir_bytes > h->dir_size)
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0x154,
+    uint64_t dir_bytes = (uint64_t)h->num_files * h->entry_size;
+    if (h->version != 1 && dir_bytes > h->dir_size)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, h->version >= 10 ? 0x14 : 0x154,
                            "%lu files need %llu directory bytes, the header gives %lu",
                            (unsigned long)h->num_files, (unsigned long long)dir_bytes,
                            (unsigned long)h->dir_size);
-    uint64_t names_start = SECTOR + align_up(h->dir_size, SECTOR);
-    st->data_start = names_start + align_up(h->names_size, SECTOR);
-    /* The directory and names must be present before anything is made of
-     * their counts. */
-    trowel_reader names, dir;
-    if ((s = trowel_reader_sub(r, SECTOR, dir_bytes, &dir)) != TROWEL_OK ||
-        (s = trowel_reader_sub(r, names_start, h->names_size, &names)) != TROWEL_OK)
+    /* The directory and name tables must be present before anything is
+     * made of their counts. */
+    uint64_t tables_end = h->version == 1 ? h->dir_start + dir_bytes
+                                          : (h->version == 4 ? h->ext_start + h->ext_size
+                                                             : h->names_start + h->names_size);
+    if (tables_end > trowel_reader_size(r))
+        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, trowel_reader_size(r),
+                           "the packfile is cut short: its directory and names (%lu files) end "
+                           "at %llu, the file at %llu",
+                           (unsigned long)h->num_files, (unsigned long long)tables_end,
+                           (unsigned long long)trowel_reader_size(r));
+    trowel_reader names, dir, exts;
+    if ((s = trowel_reader_sub(r, h->dir_start, dir_bytes, &dir)) != TROWEL_OK ||
+        (s = trowel_reader_sub(r, h->names_start, h->version == 1 ? dir_bytes : h->names_size,
+                               &names)) != TROWEL_OK ||
+        (s = trowel_reader_sub(r, h->ext_start, h->ext_size, &exts)) != TROWEL_OK)
         return s;
     size_t n = h->num_files;
-    uint32_t *sizes = trowel_mem_calloc(ctx, n ? n : 1, 2 * sizeof *sizes);
+    vpp_raw_entry *re = trowel_mem_calloc(ctx, n ? n : 1, sizeof *re);
     st->ent = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->ent);
-    if (!sizes || !st->ent) {
-        trowel_mem_free(ctx, sizes);
+    if (!re || !st->ent) {
+        trowel_mem_free(ctx, re);
         return ctx->last_error.status;
     }
-    uint32_t *csizes = sizes + n;
-    s = read_directory(a, sizes, csizes, st);
-    if (s == TROWEL_OK && (h->flags & FLAG_CONDENSED) && n)
-        s = find_alignment(a, sizes, st);
+    s = read_directory(a, &dir, re, st);
+    if (s == TROWEL_OK && (h->flags & VPP_FLAG_CONDENSED) && h->version < 10 && n)
+        s = find_alignment(a, re, st);
     if (s == TROWEL_OK) {
-        place_entries(st, sizes, csizes);
+        place_entries(st, re);
+        st->level = guess_level(a, st);
         s = add_info(a, st);
     }
     if (s == TROWEL_OK)
-        s = add_entries(a, &names, sizes, st);
-    trowel_mem_free(ctx, sizes);
+        s = add_entries(a, &names, &exts, re, st);
+    trowel_mem_free(ctx, re);
     return s;
 }
 
@@ -353,7 +639,7 @@ static trowel_status copy_span(trowel_reader *src, trowel_sink *out)
     for (;;) {
         const uint8_t *p;
         size_t got;
-        trowel_status s = trowel_reader_borrow(src, (size_t)1 << 16, &p, &got);
+        trowel_status s = trowel_reader_borrow(src, TROWEL_READER_SPAN_MAX, &p, &got);
         if (s != TROWEL_OK || got == 0)
             return s;
         if ((s = trowel_sink_write(out, p, got)) != TROWEL_OK)
@@ -361,19 +647,66 @@ static trowel_status copy_span(trowel_reader *src, trowel_sink *out)
     }
 }
 
+static const trowel_stream_codec *solid_codec(const vpp_state *st)
+{
+    return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
+}
+
 static trowel_status open_solid(trowel_archive *a, vpp_state *st)
 {
     trowel_reader whole, stream;
     trowel_reader_init(&whole, a->ctx, a->in);
     /* A stream cut short still gives the entries before the cut; the one
-     * it cuts fails with the offset where the file ends. */
-    uint64_t len = st->h.compressed_size, size = trowel_reader_size(&whole);
-    if (st->data_start < size && len > size - st->data_start)
-        len = size - st->data_start;
-    trowel_status s = trowel_reader_sub(&whole, st->data_start, len, &stream);
+     * it cuts fails with the offset where the file ends. The 32-bit
+     * compressed size of v3/v4/v6/v10 is not trusted past 4 GiB. */
+    uint64_t size = trowel_reader_size(&whole), start = st->h.data_start;
+    uint64_t len = start < size ? size - start : 0;
+    if (st->h.compressed_size < len && st->h.compressed_size != UINT32_MAX)
+        len = st->h.compressed_size;
+    trowel_status s = trowel_reader_sub(&whole, start < size ? start : size, len, &stream);
     if (s != TROWEL_OK)
         return s;
-    return trowel_codec_stream_open(a->ctx, &trowel_zlib_stream, NULL, &stream, &st->solid);
+    return trowel_codec_stream_open(a->ctx, solid_codec(st), NULL, &stream, &st->solid);
+}
+
+/* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
+ * deflate, big-endian. */
+static trowel_status read_chunked(trowel_archive *a, trowel_reader *span, uint64_t size,
+                                  trowel_sink *out)
+{
+    trowel_codec_params raw = trowel_codec_params_default();
+    raw.flags = TROWEL_CODEC_RAW;
+    uint64_t done = 0;
+    while (done < size) {
+        uint16_t csize, zero;
+        uint32_t usize;
+        trowel_status s;
+        uint64_t at = trowel_reader_abs(span);
+        if ((s = trowel_read_u16be(span, &csize)) || (s = trowel_read_u16be(span, &zero)) ||
+            (s = trowel_read_u32be(span, &usize)))
+            return s;
+        if (usize == 0 || usize > size - done)
+            return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, at,
+                               "a chunk of %lu bytes passes the entry's %llu", (unsigned long)usize,
+                               (unsigned long long)size);
+        trowel_reader chunk;
+        if ((s = trowel_reader_sub(span, trowel_reader_tell(span), csize, &chunk)) ||
+            (s = trowel_reader_skip(span, csize)) ||
+            (s = trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, &raw, &chunk, usize, out)))
+            return s;
+        done += usize;
+    }
+    return TROWEL_OK;
+}
+
+/* Console compressed entries are zlib streams (X360) or PS3 chunks; a zlib
+ * header tells them apart. */
+static bool looks_like_zlib(trowel_reader *span)
+{
+    const uint8_t *p;
+    trowel_reader r = *span;
+    return trowel_reader_peek(&r, 2, &p) == TROWEL_OK && (p[0] & 0x0F) == 8 &&
+           (p[0] << 8 | p[1]) % 31 == 0;
 }
 
 static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
@@ -384,57 +717,158 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     trowel_reader whole, span;
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s;
-    switch (st->h.flags & 3) {
-    case FLAG_COMPRESSED:
-        if ((s = trowel_reader_sub(&whole, v->pos, v->packed, &span)) != TROWEL_OK)
-            return s;
-        return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
-    case FLAG_COMPRESSED | FLAG_CONDENSED:
+    if (v->method == M_SOLID) {
         if (!st->solid && (s = open_solid(a, st)) != TROWEL_OK)
             return s;
         if ((s = trowel_codec_stream_seek(st->solid, v->pos)) != TROWEL_OK)
             return s;
         return trowel_codec_stream_read(st->solid, size, out);
+    }
+    if ((s = trowel_reader_sub(&whole, v->pos, v->packed, &span)) != TROWEL_OK)
+        return s;
+    switch (v->method) {
+    case M_ZLIB:
+        return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
+    case M_LZ4:
+        return trowel_codec_decode_reader(a->ctx, &trowel_lz4_stream, NULL, &span, size, out);
+    case M_CONSOLE:
+        if (looks_like_zlib(&span))
+            return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
+        return read_chunked(a, &span, size, out);
     default:
-        if ((s = trowel_reader_sub(&whole, v->pos, size, &span)) != TROWEL_OK)
-            return s;
+        if (v->packed != size)
+            return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, v->pos,
+                               "a stored entry of %llu bytes keeps %llu", (unsigned long long)size,
+                               (unsigned long long)v->packed);
         return copy_span(&span, out);
     }
 }
 
 /* ---------------------------------------------------------------- verify */
 
+TROWEL_PRINTF(5, 6)
+static void report(trowel_archive *a, const char *entry, trowel_status status, uint64_t off,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    trowel_set_entry(a->ctx, entry);
+    trowel_vfail(a->ctx, status, off, fmt, ap);
+    va_end(ap);
+    trowel_archive_report(a);
+    trowel_set_entry(a->ctx, NULL);
+}
+
+static void verify_header_checksum(trowel_archive *a, const vpp_state *st)
+{
+    size_t len = st->h.version == 10 ? V10_HEADER : V17_HEADER;
+    uint8_t hdr[V17_HEADER];
+    if (trowel_input_copy(a->in, 0, hdr, len) != TROWEL_OK)
+        return;
+    uint32_t want = vpp_header_crc(hdr + 12, len - 12);
+    if (want != st->h.checksum)
+        report(a, NULL, TROWEL_ERR_VERIFY, 8,
+               "header checksum 0x%08llx does not match the header's 0x%08llx",
+               (unsigned long long)st->h.checksum, (unsigned long long)want);
+}
+
+/* The stored `start` of raw and condensed entries is the data-relative
+ * offset (modulo 2^32 in 32-bit fields); compressed modes differ between
+ * writers and are not checked. */
+static void verify_starts(trowel_archive *a, const vpp_state *st)
+{
+    if (st->h.version == 1 || (st->h.flags & VPP_FLAG_COMPRESSED))
+        return;
+    for (size_t i = 0; i < a->entry_count; i++) {
+        const vpp_entry *e = &st->ent[i];
+        uint64_t want = st->h.version == 17 ? e->placed : (uint32_t)e->placed;
+        if (e->start != want)
+            report(a, a->entries[i].name, TROWEL_ERR_VERIFY, st->h.dir_start + i * st->h.entry_size,
+                   "start %llu is not where the entry is (%llu from the data start)",
+                   (unsigned long long)e->start, (unsigned long long)want);
+    }
+}
+
 static trowel_status vpp_verify(trowel_archive *a)
 {
     vpp_state *st = a->priv;
-    trowel_ctx *ctx = a->ctx;
-    for (size_t i = 0; i < a->entry_count; i++) {
-        uint32_t want = name_hash(a->entries[i].name);
-        if (want != st->ent[i].hash) {
-            trowel_set_entry(ctx, a->entries[i].name);
-            trowel_fail(ctx, TROWEL_ERR_VERIFY, SECTOR + V3_ENTRY_SIZE * (uint64_t)i + 12,
-                        "name hash 0x%08lx does not match the name's 0x%08lx",
-                        (unsigned long)st->ent[i].hash, (unsigned long)want);
-            trowel_archive_report(a);
-            trowel_set_entry(ctx, NULL);
+    if (st->h.version == 3)
+        for (size_t i = 0; i < a->entry_count; i++) {
+            uint32_t want = vpp_name_hash(a->entries[i].name);
+            if (want != st->ent[i].hash)
+                report(a, a->entries[i].name, TROWEL_ERR_VERIFY,
+                       VPP_SECTOR + st->h.entry_size * (uint64_t)i + 12,
+                       "name hash 0x%08llx does not match the name's 0x%08llx",
+                       (unsigned long long)st->ent[i].hash, (unsigned long long)want);
         }
-    }
+    if (st->h.version >= 10)
+        verify_header_checksum(a, st);
+    verify_starts(a, st);
     uint64_t real = trowel_input_size(a->in);
-    if (st->h.file_size != 0xFFFFFFFFu && st->h.file_size != real) {
-        trowel_fail(ctx, TROWEL_ERR_VERIFY, 0x158, "the header gives a file size of %lu, the file has %llu bytes",
-                    (unsigned long)st->h.file_size, (unsigned long long)real);
-        trowel_archive_report(a);
-    }
-    if ((st->h.flags & 3) == 3 && a->entry_count) {
+    bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
+    if (!wraps && st->h.file_size != real)
+        report(a, NULL, TROWEL_ERR_VERIFY, st->h.version >= 10 ? 0x0C : 0x158,
+               "the header gives a file size of %llu, the file has %llu bytes",
+               (unsigned long long)st->h.file_size, (unsigned long long)real);
+    if (solid_mode(&st->h) && a->entry_count) {
         /* Every entry has been read: the stream must hold nothing more. */
+        const vpp_entry *last = &st->ent[a->entry_count - 1];
         trowel_status s = st->solid ? TROWEL_OK : open_solid(a, st);
         if (s == TROWEL_OK)
-            s = trowel_codec_stream_seek(st->solid, st->h.data_size);
+            s = trowel_codec_stream_seek(st->solid, last->pos + a->entries[a->entry_count - 1].size);
         if (s == TROWEL_OK)
             s = trowel_codec_stream_finish(st->solid);
         if (s != TROWEL_OK)
             trowel_archive_report(a);
     }
+    return TROWEL_OK;
+}
+
+/* ------------------------------------------------------------- manifest */
+
+static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
+{
+    const vpp_state *st = a->priv;
+    const vpp_header *h = &st->h;
+    json_object_object_add(m, "version", json_object_new_int64(h->version));
+    json_object_object_add(m, "compressed", json_object_new_boolean(h->flags & VPP_FLAG_COMPRESSED));
+    json_object_object_add(m, "condensed", json_object_new_boolean(h->flags & VPP_FLAG_CONDENSED));
+    if (h->be)
+        json_object_object_add(m, "big_endian", json_object_new_boolean(true));
+    if ((h->flags & VPP_FLAG_CONDENSED) && h->version < 10)
+        json_object_object_add(m, "alignment", json_object_new_int64(st->alignment));
+    else if (h->version >= 10 && a->entry_count)
+        json_object_object_add(m, "alignment", json_object_new_int64(
+            (int64_t)(st->h.flags & VPP_FLAG_CONDENSED ? 16 : 1)));
+    if (st->level)
+        json_object_object_add(m, "level", json_object_new_int64(st->level));
+    if (solid_mode(h) && a->entry_count) {
+        /* Finished streams (peers' repacks) end in an Adler-32; the
+         * game's stop at the last sync flush. */
+        uint8_t tail[4];
+        uint64_t end = h->data_start + h->compressed_size;
+        bool unfinished = end >= 4 && end <= trowel_input_size(a->in) &&
+                          trowel_input_copy(a->in, end - 4, tail, 4) == TROWEL_OK &&
+                          !memcmp(tail, "\0\0\xff\xff", 4);
+        json_object_object_add(m, "finished", json_object_new_boolean(!unfinished));
+    }
+    if (h->version >= 3 && h->version <= 6) {
+        json_object_object_add(m, "short_name", json_object_new_string(h->short_name));
+        json_object_object_add(m, "path", json_object_new_string(h->path));
+    }
+    if (h->version >= 3 && h->version <= 6) {
+        /* The runtime pointers the game left in the header, for an exact
+         * rebuild. */
+        uint8_t raw[20];
+        char hex[41];
+        if (trowel_input_copy(a->in, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw) == TROWEL_OK) {
+            for (size_t i = 0; i < sizeof raw; i++)
+                snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+            json_object_object_add(m, "runtime", json_object_new_string(hex));
+        }
+    }
+    if (h->version == 17)
+        json_object_object_add(m, "timestamp", json_object_new_int64((int64_t)h->timestamp));
     return TROWEL_OK;
 }
 
@@ -448,18 +882,371 @@ static void vpp_close(trowel_archive *a)
     trowel_mem_free(a->ctx, st);
 }
 
+/* -------------------------------------------------------------- creating */
+
+void vpp_layout_of(trowel_archive *a, vpp_layout *L)
+{
+    const vpp_state *st = a->priv;
+    *L = vpp_layout_default(st->h.version);
+    L->compressed = st->h.flags & VPP_FLAG_COMPRESSED;
+    L->condensed = st->h.flags & VPP_FLAG_CONDENSED;
+    if (st->alignment)
+        L->alignment = st->alignment;
+    if (st->level)
+        L->level = st->level;
+    L->short_name = st->h.short_name;
+    L->path = st->h.path;
+    L->timestamp = st->h.timestamp;
+    L->big_endian = st->h.be;
+    if (solid_mode(&st->h) && a->entry_count) {
+        uint8_t tail[4];
+        uint64_t end = st->h.data_start + st->h.compressed_size;
+        L->finish = !(end >= 4 && end <= trowel_input_size(a->in) &&
+                      trowel_input_copy(a->in, end - 4, tail, 4) == TROWEL_OK &&
+                      !memcmp(tail, "\0\0\xff\xff", 4));
+    }
+    if (st->h.version >= 3 && st->h.version <= 6)
+        trowel_input_copy(a->in, st->h.version == 4 ? 0x170 : 0x16C, L->runtime,
+                          sizeof L->runtime);
+}
+
+static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
+                                          "finish", "base", "delete", NULL};
+
+static trowel_status option_uint(trowel_ctx *ctx, const char *key, const char *v, unsigned long max,
+                                 unsigned *out)
+{
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (!*v || *end || x > max)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "-O %s=%s: expected a number up to %lu", key, v, max);
+    *out = (unsigned)x;
+    return TROWEL_OK;
+}
+
+static bool json_get(json_object *m, const char *key, json_object **v)
+{
+    return m && json_object_object_get_ex(m, key, v);
+}
+
+/* The layout: -O options over the manifest over the base archive's over
+ * the defaults (v3 compressed+condensed as RFG's str2_pc, level 9). */
+static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params *p,
+                                     json_object *m, trowel_archive *base, vpp_layout *L)
+{
+    unsigned version = 3;
+    json_object *v;
+    if (base)
+        version = ((const vpp_state *)base->priv)->h.version;
+    if (json_get(m, "version", &v))
+        version = (unsigned)json_object_get_int(v);
+    const char *o = trowel_options_get(p->options, p->option_count, "version");
+    trowel_status s = o ? option_uint(ctx, "version", o, 99, &version) : TROWEL_OK;
+    if (s != TROWEL_OK)
+        return s;
+    if (base)
+        vpp_layout_of(base, L);
+    else
+        *L = vpp_layout_default(version);
+    L->version = version;
+    if (json_get(m, "compressed", &v))
+        L->compressed = json_object_get_boolean(v);
+    if (json_get(m, "condensed", &v))
+        L->condensed = json_object_get_boolean(v);
+    if (json_get(m, "alignment", &v))
+        L->alignment = (unsigned)json_object_get_int(v);
+    if (json_get(m, "level", &v))
+        L->level = json_object_get_int(v);
+    if (json_get(m, "finished", &v))
+        L->finish = json_object_get_boolean(v);
+    if (json_get(m, "big_endian", &v))
+        L->big_endian = json_object_get_boolean(v);
+    if (json_get(m, "short_name", &v))
+        L->short_name = json_object_get_string(v);
+    if (json_get(m, "path", &v))
+        L->path = json_object_get_string(v);
+    if (json_get(m, "timestamp", &v))
+        L->timestamp = (uint64_t)json_object_get_int64(v);
+    if (json_get(m, "runtime", &v)) {
+        const char *hex = json_object_get_string(v);
+        for (size_t i = 0; i < sizeof L->runtime && hex[2 * i] && hex[2 * i + 1]; i++) {
+            unsigned byte;
+            if (sscanf(hex + 2 * i, "%2x", &byte) == 1)
+                L->runtime[i] = (uint8_t)byte;
+        }
+    }
+    static const char *const flags[] = {"compressed", "condensed", "finish"};
+    bool *dst[] = {&L->compressed, &L->condensed, &L->finish};
+    for (size_t k = 0; k < 3; k++) {
+        if (!(o = trowel_options_get(p->options, p->option_count, flags[k])))
+            continue;
+        if (strcmp(o, "0") && strcmp(o, "1"))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "-O %s=%s: expected 0 or 1",
+                               flags[k], o);
+        *dst[k] = o[0] == '1';
+    }
+    unsigned level = (unsigned)L->level;
+    if ((o = trowel_options_get(p->options, p->option_count, "align")) &&
+        (s = option_uint(ctx, "align", o, VPP_SECTOR, &L->alignment)) != TROWEL_OK)
+        return s;
+    if ((o = trowel_options_get(p->options, p->option_count, "level")) &&
+        (s = option_uint(ctx, "level", o, 9, &level)) != TROWEL_OK)
+        return s;
+    L->level = level < 1 ? 1 : (int)level;
+    if (version == 4 && L->condensed)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "version 4 (Saints Row 2) packfiles cannot be condensed");
+    if (version == 17)
+        trowel_warn(ctx, TROWEL_NO_OFFSET,
+                    "writing version 17 is experimental: no game has loaded one trowel wrote yet");
+    return TROWEL_OK;
+}
+
+static bool deleted(const trowel_create_params *p, const char *name)
+{
+    for (size_t i = 0; i < p->option_count; i++)
+        if (!strncmp(p->options[i], "delete=", 7) && !strcmp(p->options[i] + 7, name))
+            return true;
+    return false;
+}
+
+static const char *stored_name(const vpp_layout *L, const char *name);
+
+static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
+                                         const char *name)
+{
+    for (size_t i = 0; i < p->source_count; i++)
+        if (!strcmp(stored_name(L, p->sources[i].name), name))
+            return &p->sources[i];
+    return NULL;
+}
+
+/* The bytes of the base's entries that cannot be copied as stored are
+ * decoded, in order, into one unnamed temporary file (one pass of a solid
+ * stream), then read back from it. */
+typedef struct base_spill {
+    trowel_input *in;
+    char path[64];
+} base_spill;
+
+static trowel_status spill_open(trowel_ctx *ctx, base_spill *sp, int *fd)
+{
+    const char *dir = getenv("TMPDIR");
+    snprintf(sp->path, sizeof sp->path, "%.40s/trowel-vpp-XXXXXX", dir && *dir ? dir : "/tmp");
+    *fd = mkstemp(sp->path);
+    if (*fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                           "cannot make a temporary file in %s", dir && *dir ? dir : "/tmp");
+    return TROWEL_OK;
+}
+
+/* Whether entry i of the base can be copied as it is stored for layout L. */
+static bool copy_as_stored(const vpp_state *bs, size_t i, const vpp_layout *L)
+{
+    uint8_t m = bs->ent[i].method;
+    if (m == M_STORED)
+        return true; /* its bytes are the data */
+    bool separate = L->compressed && !L->condensed;
+    if (m == M_ZLIB && separate && L->version != 17)
+        return true;
+    return m == M_LZ4 && separate && L->version == 17;
+}
+
+/* Versions before 17 keep no folders: a source's name is its last
+ * component there. */
+static const char *stored_name(const vpp_layout *L, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    return L->version < 17 && slash && slash[1] ? slash + 1 : name;
+}
+
+static bool base_has(const trowel_archive *base, const char *name)
+{
+    for (size_t i = 0; i < base->entry_count; i++)
+        if (!strcmp(base->entries[i].name, name))
+            return true;
+    return false;
+}
+
+/* Decodes base entry i to the end of the spill file, opened on first use;
+ * *off is where its bytes start there. */
+static trowel_status spill_entry(trowel_ctx *ctx, trowel_archive *base, size_t i, base_spill *sp,
+                                 int *fd, trowel_sink **spill, uint64_t *off)
+{
+    trowel_status s = TROWEL_OK;
+    if (!*spill && (s = spill_open(ctx, sp, fd)) == TROWEL_OK)
+        s = trowel_sink_open_fd(ctx, *fd, "temporary file", spill);
+    if (s != TROWEL_OK)
+        return s;
+    *off = trowel_sink_written(*spill);
+    trowel_set_entry(ctx, base->entries[i].name);
+    s = trowel_archive_read_entry(base, i, *spill);
+    trowel_set_entry(ctx, NULL);
+    return s;
+}
+
+/* The items of the base archive, in its order: kept (as stored, or
+ * decoded into the spill file), replaced by a source of the same name,
+ * or left out (delete=). */
+static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, trowel_archive *base,
+                                const vpp_layout *L, vpp_item *items, size_t *n, base_spill *sp)
+{
+    const vpp_state *bs = base->priv;
+    trowel_reader whole;
+    trowel_reader_init(&whole, ctx, base->in);
+    int fd = -1;
+    trowel_sink *spill = NULL;
+    trowel_status s = TROWEL_OK;
+    size_t *spilled = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spilled);
+    uint64_t *spill_off = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spill_off);
+    size_t nspilled = 0;
+    if (!spilled || !spill_off)
+        s = ctx->last_error.status;
+    for (size_t i = 0; i < base->entry_count && s == TROWEL_OK; i++) {
+        const trowel_entry *e = &base->entries[i];
+        if (deleted(p, e->name))
+            continue;
+        vpp_item *it = &items[*n];
+        const trowel_source *src = source_named(p, L, e->name);
+        it->name = e->name;
+        if (src) { /* replaced: keeps its place */
+            it->path = src->path;
+        } else if (copy_as_stored(bs, i, L)) {
+            it->size = e->size;
+            it->has_stored = bs->ent[i].method != M_STORED;
+            s = trowel_reader_sub(&whole, bs->ent[i].pos, bs->ent[i].packed,
+                                  it->has_stored ? &it->stored : &it->data);
+        } else {
+            it->size = e->size;
+            spilled[nspilled] = *n;
+            s = spill_entry(ctx, base, i, sp, &fd, &spill, &spill_off[nspilled]);
+            nspilled++;
+        }
+        (*n)++;
+    }
+    if (spill) {
+        trowel_status f = trowel_sink_finish(spill);
+        if (s == TROWEL_OK)
+            s = f;
+    }
+    if (fd >= 0) {
+        if (s == TROWEL_OK)
+            s = trowel_input_open_file(ctx, sp->path, &sp->in);
+        unlink(sp->path); /* the open input keeps the bytes */
+        close(fd);
+    }
+    if (s == TROWEL_OK && sp->in) {
+        trowel_reader t;
+        trowel_reader_init(&t, ctx, sp->in);
+        for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++)
+            s = trowel_reader_sub(&t, spill_off[k], items[spilled[k]].size, &items[spilled[k]].data);
+    }
+    trowel_mem_free(ctx, spilled);
+    trowel_mem_free(ctx, spill_off);
+    return s;
+}
+
+/* Every delete= names an entry of the base (a typo must not pass
+ * silently), and there is a base. */
+static trowel_status check_deletions(trowel_ctx *ctx, const trowel_create_params *p,
+                                     const trowel_archive *base)
+{
+    for (size_t i = 0; i < p->option_count; i++) {
+        const char *name = p->options[i];
+        if (strncmp(name, "delete=", 7))
+            continue;
+        name += 7;
+        if (!base)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "-O delete=%s needs -O base=ARCHIVE", name);
+        if (!base_has(base, name))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "-O delete=%s: the base has no entry of that name", name);
+    }
+    return TROWEL_OK;
+}
+
+static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
+{
+    struct stat sb;
+    if (stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: not a readable file",
+                           it->path);
+    it->size = (uint64_t)sb.st_size;
+    return TROWEL_OK;
+}
+
+static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
+                                trowel_sink *out)
+{
+    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
+    if (s != TROWEL_OK)
+        return s;
+    const char *base_path = trowel_options_get(p->options, p->option_count, "base");
+    trowel_input *base_in = NULL;
+    trowel_archive *base = NULL;
+    if (base_path && (s = trowel_input_open_file(ctx, base_path, &base_in)) == TROWEL_OK)
+        s = trowel_archive_open(ctx, base_in, &trowel_format_vpp, &base);
+    vpp_layout L;
+    if (s == TROWEL_OK)
+        s = creation_layout(ctx, p, m, base, &L);
+    if (s == TROWEL_OK)
+        s = check_deletions(ctx, p, base);
+    size_t cap = p->source_count + (base ? base->entry_count : 0);
+    vpp_item *items = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *items) : NULL;
+    if (s == TROWEL_OK && !items)
+        s = ctx->last_error.status;
+    size_t n = 0;
+    base_spill sp = {0};
+    if (s == TROWEL_OK && base)
+        s = base_items(ctx, p, base, &L, items, &n, &sp);
+    for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++) {
+        const char *name = stored_name(&L, p->sources[i].name);
+        if (base && base_has(base, name) && !deleted(p, name))
+            continue; /* replaced in place above */
+        items[n].name = name;
+        items[n++].path = p->sources[i].path;
+    }
+    for (size_t i = 0; i < n && s == TROWEL_OK; i++)
+        if (items[i].path)
+            s = source_size(ctx, &items[i]);
+    if (s == TROWEL_OK)
+        s = vpp_write(ctx, &L, items, n, out, NULL);
+    trowel_mem_free(ctx, items);
+    trowel_input_close(sp.in);
+    trowel_archive_close(base);
+    trowel_input_close(base_in);
+    return s;
+}
+
 const trowel_format trowel_format_vpp = {
     .id = "vpp",
     .family = "volition",
-    .description = "Volition packfile (VPP) v3: Red Faction Guerrilla, Saints Row 1, The Punisher; "
-                   "raw, compressed, condensed, compressed+condensed",
-    .extensions = ".vpp .vpp_pc .str2_pc",
-    .caps = TROWEL_CAP_LIST | TROWEL_CAP_VERIFY,
-    .create_options = "",
+    .description = "Volition packfile (VPP) v1, v3, v4, v6, v10, v17: Red Faction, Saints Row 1-4 "
+                   "and 2022, RF Guerrilla and Armageddon, Agents of Mayhem; raw, compressed, "
+                   "condensed, compressed+condensed, LZ4 (v17), big-endian console files",
+    .extensions = ".vpp .vpp_pc .str2_pc .vpp_xbox2 .vpp_ps3 .str2_xbox2 .str2_ps3",
+    .caps = TROWEL_CAP_LIST | TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE | TROWEL_CAP_MANIFEST,
+    .create_options =
+        "version=3|4|6|10|17: packfile version (default 3, or the base's / manifest's)\n"
+        "compressed=0|1: zlib (v17: LZ4) compression (default 0)\n"
+        "condensed=0|1: no 2048-byte padding between files (default 0); with compressed=1 the "
+        "data is one stream\n"
+        "align=1|16|64|2048: condensed alignment (default 16)\n"
+        "level=1..9: zlib level (default 9; RFG .vpp_pc use 1)\n"
+        "finish=0|1: end a compressed+condensed stream with its Adler-32 (default 0, as the "
+        "game)\n"
+        "base=ARCHIVE: start from ARCHIVE's entries: sources replace the entries of their name "
+        "(in place) or are added at the end; untouched entries are copied as stored where the "
+        "mode allows\n"
+        "delete=NAME: with base=, leave entry NAME out (repeatable)",
     .convert_targets = "",
     .bid = vpp_bid,
     .open = vpp_open,
     .read_entry = vpp_read_entry,
     .verify = vpp_verify,
+    .manifest = vpp_manifest,
+    .create = vpp_create,
     .close = vpp_close,
 };

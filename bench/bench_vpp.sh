@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# bench/bench_vpp.sh [BUILD_DIR]
+#
+# Volition packfiles, side by side with the tools that do the same work
+# without an archive format in the way (run it under the heavy-job lock:
+# flock /tmp/trowel-heavy.lock bash bench/bench_vpp.sh build):
+#   1. extract a raw v3 archive of 1 GiB (64 files of 16 MiB)  vs  cp of the
+#      archive (peak RSS of both from /usr/bin/time);
+#   2. list a v3 archive of 100,000 entries (condensed, one byte each;
+#      target < 0.5 s);
+#   3. extract a compressed+condensed v3 archive (one zlib stream, level 1,
+#      the RFG .vpp_pc layout; ~26 MB decoded)  vs  zlib's own inflate of the
+#      same stream (bench/zlib_inflate_peer.c);
+#   4. extract a v17 archive holding one LZ4 frame written by trowel  vs
+#      lz4 -d of that frame.
+# Everything is made under $TMPDIR (default /tmp) and removed at the end.
+# Medians of BENCH_RUNS (default 5) alternating runs after one warm-up,
+# wall and CPU time; ratios are trowel/peer time.
+set -euo pipefail
+
+build=${1:-build}
+runs=${BENCH_RUNS:-5}
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$(cd "$build" && pwd)
+trowel=$build/trowel
+[[ -x $trowel ]] || { echo "bench_vpp: $trowel is missing (build first)" >&2; exit 2; }
+for tool in cc lz4 python3 /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "bench_vpp: $tool is not installed" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-vpp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+cc -O2 -o zpeer "$here/bench/zlib_inflate_peer.c" -lz
+
+TIMEFORMAT='%3R %3U %3S'
+median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+                                                printf "%.4f\n", m }'; }
+time_one() { # OUT_FILE COMMAND: appends "wall cpu"
+    rm -rf o.run
+    local t
+    t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
+}
+pair() { # NAME COMMAND_A COMMAND_B: sets A_WALL A_CPU B_WALL B_CPU (medians)
+    rm -f "$1.a" "$1.b"
+    rm -rf o.run; eval "$2" >/dev/null 2>&1
+    rm -rf o.run; eval "$3" >/dev/null 2>&1
+    local i
+    for ((i = 0; i < runs; i++)); do
+        if ((i % 2)); then time_one "$1.b" "$3"; time_one "$1.a" "$2"
+        else time_one "$1.a" "$2"; time_one "$1.b" "$3"; fi
+    done
+    A_WALL=$(cut -d' ' -f1 "$1.a" | median); A_CPU=$(cut -d' ' -f2 "$1.a" | median)
+    B_WALL=$(cut -d' ' -f1 "$1.b" | median); B_CPU=$(cut -d' ' -f2 "$1.b" | median)
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+mbps() { awk -v s="$1" -v t="$2" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
+peak_kib() { # COMMAND: peak RSS in KiB
+    rm -rf o.run
+    /usr/bin/time -f '%M' -o rss.txt bash -c "$1" >/dev/null 2>&1
+    cat rss.txt
+}
+
+# ---- 1. raw extract vs cp
+echo "making a 1 GiB raw archive ..." >&2
+mkdir src
+head -c $((16 << 20)) /dev/urandom >src/block
+for i in $(seq -w 1 64); do cp src/block "src/f$i.bin"; printf '%s' "$i" >>"src/f$i.bin"; done
+rm src/block
+(cd src && "$trowel" create -q -t vpp -O version=3 -o ../raw.vpp_pc -- *)
+rm -rf src
+rawsize=$(stat -c %s raw.vpp_pc)
+echo "raw extract vs cp ..." >&2
+pair raw "mkdir o.run && '$trowel' extract -q raw.vpp_pc -C o.run" "cp raw.vpp_pc o.run"
+raw=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
+raw_rss=$(peak_kib "mkdir o.run && '$trowel' extract -q raw.vpp_pc -C o.run")
+cp_rss=$(peak_kib "cp raw.vpp_pc o.run")
+rm -rf o.run raw.vpp_pc
+
+# ---- 2. list 100,000 entries
+echo "list of 100,000 entries ..." >&2
+python3 - many.vpp_pc <<'PY'
+import struct, sys
+n = 100000
+names = [("entry_%06d.rfgzone_pc" % i).encode() for i in range(n)]
+table = b"".join(x + b"\0" for x in names)
+def up(v, a): return (v + a - 1) // a * a
+def vhash(s):
+    h = 0
+    for c in s.lower():
+        h = ((h << 6) | (h >> 26)) & 0xFFFFFFFF
+        h ^= c
+    return h
+dirs = bytearray()
+off = 0
+for i, x in enumerate(names):
+    dirs += struct.pack("<7I", off, 0, i, vhash(x), 1, 0xFFFFFFFF, 0)
+    off += len(x) + 1
+data_start = 2048 + up(len(dirs), 2048) + up(len(table), 2048)
+data = bytearray(n)  # condensed, alignment 1: one byte each
+h = bytearray(2048)
+struct.pack_into("<II", h, 0, 0x51890ACE, 3)
+struct.pack_into("<8I", h, 0x14C, 2, 0, n, data_start + len(data), len(dirs), len(table), len(data), 0xFFFFFFFF)
+with open(sys.argv[1], "wb") as f:
+    f.write(h); f.write(dirs.ljust(up(len(dirs), 2048), b"\0")); f.write(table.ljust(up(len(table), 2048), b"\0")); f.write(data)
+PY
+for ((i = 0; i < runs; i++)); do time_one list.t "'$trowel' list many.vpp_pc"; done
+list_wall=$(cut -d' ' -f1 list.t | median); list_cpu=$(cut -d' ' -f2 list.t | median)
+[[ $("$trowel" list many.vpp_pc | wc -l) == 100000 ]] || { echo "bench_vpp: list lost entries" >&2; exit 1; }
+rm -f many.vpp_pc
+
+# ---- the decoded input of 3 and 4 (as bench_codecs.sh makes it, 26.5 MB)
+take() { local n=$1; shift; { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"; }
+libdir=/usr/lib/x86_64-linux-gnu
+mkdir in
+{
+    take 9000000 $(ls /usr/share/common-licenses/* | sort) $(ls /usr/share/doc/*/copyright 2>/dev/null | sort)
+    take 10000000 $(ls "$libdir/libc.so.6" "$libdir/libcrypto.so.3" "$libdir/libstdc++.so.6" 2>/dev/null)
+    head -c 2000000 /dev/zero
+    head -c 3000000 /dev/urandom
+    take 2500000 $(ls /usr/share/common-licenses/* | sort)
+} >in/input.bin
+size=$(stat -c %s in/input.bin)
+
+# ---- 3. compressed+condensed vs zlib inflate of the same stream
+echo "compressed+condensed extract vs inflate ..." >&2
+(cd in && "$trowel" create -q -t vpp -O compressed=1 -O condensed=1 -O level=1 -o ../cc.vpp_pc input.bin)
+tail -c +6145 cc.vpp_pc >cc.z # the stream starts at 6144 (one entry)
+pair cc "mkdir o.run && '$trowel' extract -q cc.vpp_pc -C o.run" "./zpeer cc.z o.run"
+cc=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
+mkdir o.run && "$trowel" extract -q cc.vpp_pc -C o.run && cmp in/input.bin o.run/input.bin && rm -rf o.run
+
+# ---- 4. LZ4 (v17) vs lz4 -d
+echo "v17 LZ4 extract vs lz4 -d ..." >&2
+(cd in && "$trowel" create -q -t vpp -O version=17 -O compressed=1 -o ../l.vpp_pc input.bin 2>/dev/null)
+"$trowel" list --json l.vpp_pc >l.json
+python3 - <<'PY'
+import json
+e = json.load(open("l.json"))["entries"][0]
+d = open("l.vpp_pc", "rb").read()
+open("frame.lz4", "wb").write(d[e["offset"]:e["offset"] + e["packed_size"]])
+PY
+pair lz "mkdir o.run && '$trowel' extract -q l.vpp_pc -C o.run" "lz4 -q -d -f frame.lz4 o.run"
+lz=("$A_WALL" "$A_CPU" "$B_WALL" "$B_CPU")
+lz4 -q -d -f frame.lz4 o.run && cmp in/input.bin o.run
+
+cat <<OUT
+
+$(nproc) CPUs; $(uname -sr); load $(cut -d' ' -f1-3 /proc/loadavg); medians of $runs alternating runs
+1. raw v3 extract, $rawsize bytes (64 files)
+  trowel extract   ${raw[0]} s wall ($(mbps "$rawsize" "${raw[0]}") MB/s)  ${raw[1]} s cpu  peak RSS $raw_rss KiB
+  cp               ${raw[2]} s wall ($(mbps "$rawsize" "${raw[2]}") MB/s)  ${raw[3]} s cpu  peak RSS $cp_rss KiB
+  trowel throughput / cp's: $(ratio "${raw[2]}" "${raw[0]}")
+2. list, 100,000 entries: $list_wall s wall, $list_cpu s cpu
+3. compressed+condensed extract, $size bytes decoded from $(stat -c %s cc.z)
+  trowel extract   ${cc[0]} s wall  ${cc[1]} s cpu
+  zlib inflate     ${cc[2]} s wall  ${cc[3]} s cpu
+  trowel throughput / zlib's: wall $(ratio "${cc[2]}" "${cc[0]}"), cpu $(ratio "${cc[3]}" "${cc[1]}")
+4. v17 LZ4 extract, $size bytes decoded from $(stat -c %s frame.lz4)
+  trowel extract   ${lz[0]} s wall  ${lz[1]} s cpu
+  lz4 -d           ${lz[2]} s wall  ${lz[3]} s cpu
+  trowel throughput / lz4's: wall $(ratio "${lz[2]}" "${lz[0]}"), cpu $(ratio "${lz[3]}" "${lz[1]}")
+OUT

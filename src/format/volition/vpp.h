@@ -1,0 +1,84 @@
+/*
+ * Volition packfiles (VPP): what the reader (vpp.c) and the writer
+ * (vpp_write.c) share, and the writer's internal entry point, which other
+ * Volition code (the ASM updater) calls to rebuild a packfile.
+ */
+#ifndef TROWEL_VOLITION_VPP_H
+#define TROWEL_VOLITION_VPP_H
+
+#include "core/module.h"
+
+#define VPP_MAGIC 0x51890ACEu
+#define VPP_SECTOR 2048u
+#define VPP_FLAG_COMPRESSED 1u
+#define VPP_FLAG_CONDENSED 2u
+
+/* How a packfile is laid out when written. */
+typedef struct vpp_layout {
+    unsigned version;   /* 3, 4, 6, 10 or 17 */
+    bool compressed;    /* flags bit 0 */
+    bool condensed;     /* flags bit 1 */
+    unsigned alignment; /* condensed data: 1, 16, 64 (v10/v17: per entry) */
+    int level;          /* zlib level (1 fastest .. 9 best) */
+    bool finish;        /* compressed+condensed: finish the stream (Adler-32);
+                         * the game's own never are */
+    const char *short_name; /* v3/v4/v6 header fields ("" when none) */
+    const char *path;
+    uint64_t timestamp; /* v17 */
+    bool big_endian;    /* not written yet: refused */
+    /* v3/v4/v6: the 20 bytes after the counts (0x16C, v4 0x170), where the
+     * game leaves its runtime pointers; zero unless a manifest kept them. */
+    uint8_t runtime[20];
+} vpp_layout;
+
+/* One file of a new packfile: its stored name and size, and where its
+ * bytes are: a file (path, opened only while it is read, so that any
+ * number of sources can be given) or a reader (the caller's input, kept
+ * open). Optionally the same bytes already encoded as the layout stores a
+ * file on its own (one finished zlib stream for v3/v4/v6/v10
+ * compressed-only, one LZ4 frame for v17), copied as they are: an
+ * untouched entry of a base archive. */
+typedef struct vpp_item {
+    const char *name;
+    uint64_t size;
+    const char *path;   /* NULL: data */
+    trowel_reader data;
+    bool has_stored;
+    trowel_reader stored;
+} vpp_item;
+
+/* What vpp_write wrote, for callers that record it elsewhere (an ASM
+ * container: base offset = data_start, total read size = compressed_size
+ * when compressed, else data_size). */
+typedef struct vpp_written {
+    uint64_t data_start;      /* offset of the data in the file */
+    uint64_t data_size;       /* decoded data, padding included but the last */
+    uint64_t compressed_size; /* data as stored (= data_size when not compressed) */
+    uint64_t file_size;
+    uint64_t *packed;         /* caller's array of count, or NULL: each entry's
+                               * stored bytes (solid: the stream's growth) */
+} vpp_written;
+
+/* Writes a packfile of the given layout holding items in order to out
+ * (the caller finishes or discards out); fills *written when not NULL.
+ * Entry bytes are read twice when compressed (once to size them for the
+ * directory, once to write them), so memory stays flat whatever the sizes.
+ * Bad layouts or names are TROWEL_ERR_USAGE. */
+trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *layout, const vpp_item *items,
+                        size_t count, trowel_sink *out, vpp_written *written);
+
+/* The layout of an open packfile (version, mode, alignment, zlib level,
+ * finished stream, names, runtime bytes), to rebuild it the same way. The
+ * strings point into the archive: valid while it is open. */
+void vpp_layout_of(trowel_archive *a, vpp_layout *layout);
+
+/* Volition's name hash (v3): rotate left 6, XOR each byte, A-Z lowered. */
+uint32_t vpp_name_hash(const char *name);
+/* The v10/v17 header checksum: CRC-32 (reflected 0xEDB88320), initial 0,
+ * no final XOR. */
+uint32_t vpp_header_crc(const uint8_t *data, size_t n);
+
+/* vpp_write's defaults for a version: the modes the game writes. */
+vpp_layout vpp_layout_default(unsigned version);
+
+#endif

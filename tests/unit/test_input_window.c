@@ -1,0 +1,102 @@
+/*
+ * The file input's cache window (src/core/input.c): a file read straight
+ * through slides the 256 KiB window and is never pulled into memory whole
+ * (a streaming decoder must not pay page faults for the whole file); a file
+ * read with jumps (a directory, then data elsewhere) is read whole once the
+ * window has moved, and both give the file's bytes.
+ */
+#include "codec_data.h"
+#include "files.h"
+#include "test.h"
+
+#include "core/input.h"
+#include "core/reader.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define FILE_SIZE ((size_t)3 << 20)
+
+static char *write_pattern(uint8_t **expect)
+{
+    char *dir = make_temp_dir();
+    if (!dir)
+        return NULL;
+    static char path[128];
+    snprintf(path, sizeof path, "%s/pattern.bin", dir);
+    uint8_t *b = malloc(FILE_SIZE);
+    for (size_t i = 0; i < FILE_SIZE; i++)
+        b[i] = (uint8_t)(i * 131 + (i >> 12));
+    FILE *f = fopen(path, "wb");
+    fwrite(b, 1, FILE_SIZE, f);
+    fclose(f);
+    *expect = b;
+    return path;
+}
+
+static void remove_pattern(const char *path)
+{
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_straight_reads_slide_the_window(void)
+{
+    uint8_t *expect;
+    char *path = write_pattern(&expect);
+    REQUIRE(path);
+    trowel_ctx *ctx = new_ctx();
+    trowel_input *in;
+    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    size_t at = 0;
+    bool same = true;
+    for (;;) {
+        const uint8_t *p;
+        size_t got;
+        REQUIRE(trowel_reader_borrow(&r, TROWEL_READER_SPAN_MAX, &p, &got) == TROWEL_OK);
+        if (!got)
+            break;
+        same = same && memcmp(p, expect + at, got) == 0;
+        at += got;
+    }
+    CHECK_EQ_U64(at, FILE_SIZE);
+    CHECK(same);
+    CHECK(in->mem == NULL); /* never read whole */
+    CHECK(in->refills >= FILE_SIZE / ((size_t)1 << 18));
+    trowel_input_close(in);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+    remove_pattern(path);
+    free(expect);
+}
+
+static void test_jumps_read_the_file_whole(void)
+{
+    uint8_t *expect;
+    char *path = write_pattern(&expect);
+    REQUIRE(path);
+    trowel_ctx *ctx = new_ctx();
+    trowel_input *in;
+    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    static const size_t offsets[] = {0, 2 << 20, 100, (3 << 20) - 10, 1 << 20};
+    bool same = true;
+    for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+        uint8_t got[10];
+        REQUIRE(trowel_input_copy(in, offsets[k], got, sizeof got) == TROWEL_OK);
+        same = same && memcmp(got, expect + offsets[k], sizeof got) == 0;
+    }
+    CHECK(same);
+    CHECK(in->mem != NULL); /* the first jump read it whole */
+    trowel_input_close(in);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+    remove_pattern(path);
+    free(expect);
+}
+
+TEST_MAIN(TEST(test_straight_reads_slide_the_window), TEST(test_jumps_read_the_file_whole))
