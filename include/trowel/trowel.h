@@ -476,6 +476,18 @@ trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *manifest_json,
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *params, trowel_sink *out);
 
+/* trowel_create with a second file the format rewrites along with the one
+ * it builds (vpp with -O asm=FILE: the ASM whose container, the one named
+ * after out's file name, describes the new .str2_pc). companion_in holds
+ * that file's current bytes, companion_out receives the updated ones. The
+ * caller opens both (the library opens no path of its own) and finishes
+ * out and companion_out together with trowel_sinks_finish_all, or discards
+ * both. */
+trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format *f,
+                                           const trowel_create_params *params,
+                                           trowel_input *companion_in,
+                                           trowel_sink *companion_out, trowel_sink *out);
+
 /* --------------------------------------------------------------- convert */
 
 /* Converts the input to the named target ("json", "png", ...). Every format

@@ -555,8 +555,30 @@ static trowel_status sources_from_manifest(trowel_ctx *ctx, json_object *manifes
     return TROWEL_OK;
 }
 
+static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
+                                const trowel_create_params *p, trowel_input *companion_in,
+                                trowel_sink *companion_out, trowel_sink *out);
+
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *p, trowel_sink *out)
+{
+    return create_job(ctx, f, p, NULL, NULL, out);
+}
+
+trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format *f,
+                                           const trowel_create_params *p,
+                                           trowel_input *companion_in,
+                                           trowel_sink *companion_out, trowel_sink *out)
+{
+    if (!companion_in || !companion_out)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "a companion needs both its input and its output");
+    return create_job(ctx, f, p, companion_in, companion_out, out);
+}
+
+static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
+                                const trowel_create_params *p, trowel_input *companion_in,
+                                trowel_sink *companion_out, trowel_sink *out)
 {
     trowel_ctx_clear_error(ctx);
     trowel_set_entry(ctx, NULL);
@@ -575,19 +597,20 @@ trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                                "the manifest is not a %s manifest", f->id);
         }
     }
-    trowel_create_params with_sources = *p;
+    trowel_create_job job = {*p, companion_in, companion_out};
+    trowel_create_params *with_sources = &job.params;
     trowel_source *sources = NULL;
     trowel_status s = TROWEL_OK;
     if (manifest && p->source_count == 0)
-        s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources.source_count);
+        s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources->source_count);
     if (sources)
-        with_sources.sources = sources;
+        with_sources->sources = sources;
     if (s == TROWEL_OK) {
         const char *purpose = trowel_mem_purpose(ctx, "building the new file");
-        s = f->create(ctx, &with_sources, manifest, out);
+        s = f->create(ctx, with_sources, manifest, out);
         trowel_mem_purpose(ctx, purpose);
     }
-    free_sources(ctx, sources, with_sources.source_count);
+    free_sources(ctx, sources, with_sources->source_count);
     json_object_put(manifest);
     return s;
 }

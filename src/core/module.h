@@ -91,6 +91,16 @@ struct trowel_codec {
     const struct trowel_stream_codec *stream;
 };
 
+/* What a format's create receives: the caller's params first (create gets
+ * a pointer to them and may cast it back: every create runs through
+ * trowel_create or trowel_create_with_companion), then what only some
+ * formats use. */
+typedef struct trowel_create_job {
+    trowel_create_params params;
+    trowel_input *companion_in;  /* see trowel_create_with_companion */
+    trowel_sink *companion_out;
+} trowel_create_job;
+
 /* An encoder of whole buffers: data[0, size) into a new buffer *out
  * (trowel_mem_alloc) of *out_len bytes. */
 typedef trowel_status (*trowel_buffer_encoder)(trowel_ctx *ctx, const uint8_t *data, size_t size,

@@ -97,4 +97,9 @@ trowel_status vol_str2_facts_of(trowel_archive *a, const char *name, vol_str2_fa
  * (TROWEL_ERR_USAGE) naming what differs, and the model is left unchanged. */
 trowel_status vol_asm_update(trowel_ctx *ctx, vol_asm *m, const vol_str2_facts *facts);
 
+/* Reads the ASM in asm_in, updates the container facts->name names and
+ * writes the whole ASM to out. */
+trowel_status vol_asm_rewrite(trowel_ctx *ctx, trowel_input *asm_in, const vol_str2_facts *facts,
+                              trowel_sink *out);
+
 #endif

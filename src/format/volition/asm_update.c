@@ -18,6 +18,8 @@
  */
 #include "asm.h"
 #include "core/module.h"
+#include "core/sink.h"
+#include "vpp.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -156,4 +158,41 @@ trowel_status vol_str2_facts_of(trowel_archive *a, const char *name, vol_str2_fa
                           .file_count = a->entry_count};
     *files = list;
     return TROWEL_OK;
+}
+
+trowel_status vol_asm_rewrite(trowel_ctx *ctx, trowel_input *asm_in, const vol_str2_facts *f,
+                              trowel_sink *out)
+{
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, asm_in);
+    vol_asm *m;
+    trowel_status s = vol_asm_read(ctx, &r, &m);
+    if (s == TROWEL_OK)
+        s = vol_asm_update(ctx, m, f);
+    if (s == TROWEL_OK)
+        s = vol_asm_write(ctx, m, out);
+    vol_asm_free(ctx, m);
+    return s;
+}
+
+/* ----------------------------------------------- create -t vpp -O asm= */
+
+trowel_status vol_asm_after_vpp_write(trowel_ctx *ctx, const trowel_create_job *job,
+                                      const trowel_sink *out, const vpp_item *items, size_t n,
+                                      const vpp_written *w)
+{
+    const char *slash = strrchr(out->name, '/');
+    const char *name = slash ? slash + 1 : out->name;
+    vol_str2_file *files = trowel_mem_calloc(ctx, n ? n : 1, sizeof *files);
+    if (!files)
+        return ctx->last_error.status;
+    for (size_t i = 0; i < n; i++)
+        files[i] = (vol_str2_file){items[i].name, items[i].size};
+    vol_str2_facts f = {.name = name, .data_start = w->data_start,
+                        .read_size = w->compressed_size, .files = files, .file_count = n};
+    const char *purpose = trowel_mem_purpose(ctx, "updating the ASM");
+    trowel_status s = vol_asm_rewrite(ctx, job->companion_in, &f, job->companion_out);
+    trowel_mem_purpose(ctx, purpose);
+    trowel_mem_free(ctx, files);
+    return s;
 }
