@@ -26,9 +26,9 @@
 #include <string.h>
 
 #define STRING_MIN 2u    /* an empty string: its length */
-#define PRIM_MIN_V5 14u  /* empty name + 4 bytes + 2 sizes */
-#define CONT_MIN_V5 19u  /* empty name + type, flags, count, 3 u32 */
-#define CONT_MIN_V11 19u /* empty name + type, flags, count, offset, empty stub, aux, read */
+#define PRIM_MIN 14u      /* empty name + 4 bytes + 2 sizes (v5; v11/v12 one more) */
+#define CONTAINER_MIN 19u /* empty name + type, flags, count and 3 u32 (v5); v11/v12:
+                           * offset, empty stub name, aux size, read size: as many */
 
 static bool has_remaps(uint16_t version) { return version >= 11; }
 
@@ -163,7 +163,7 @@ static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_
                            "container '%s' has a negative primitive count", c->name);
     if ((s = read_container_middle(r, version, c, &size_count)) ||
         (s = read_sizes(r, c, size_count)) ||
-        (s = check_count(r, c->prim_count, PRIM_MIN_V5, "primitives")))
+        (s = check_count(r, c->prim_count, PRIM_MIN, "primitives")))
         return s;
     c->prims = trowel_mem_calloc(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims);
     if (!c->prims)
@@ -196,8 +196,7 @@ trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
     for (int i = 0; s == TROWEL_OK && has_remaps(version) && i < VOL_ASM_REMAPS; i++)
         s = read_remaps(r, m, i);
     if (s == TROWEL_OK)
-        s = check_count(r, count, CONT_MIN_V5 < CONT_MIN_V11 ? CONT_MIN_V5 : CONT_MIN_V11,
-                        "containers");
+        s = check_count(r, count, CONTAINER_MIN, "containers");
     if (s == TROWEL_OK) {
         m->containers = trowel_mem_calloc(ctx, count ? count : 1, sizeof *m->containers);
         if (!m->containers)
