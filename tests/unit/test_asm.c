@@ -625,6 +625,26 @@ static void test_split_primitives_take_their_gpu_file(void)
     trowel_ctx_free(ctx);
 }
 
+static void test_vpp_asm_option_needs_a_companion(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s, *c;
+    trowel_sink_open_memory(ctx, &s);
+    trowel_sink_open_memory(ctx, &c);
+    const char *opts[] = {"asm=x.asm_pc"};
+    trowel_create_params p = {.options = opts, .option_count = 1};
+    CHECK(trowel_create(ctx, trowel_format_find("vpp"), &p, s) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "-O asm=FILE needs FILE given as the companion (trowel_create_with_companion; "
+              "the trowel CLI does it)");
+    CHECK_EQ_U64(trowel_sink_written(s), 0);
+    CHECK(trowel_create_with_companion(ctx, trowel_format_find("vpp"), &p, NULL, c, s) ==
+          TROWEL_ERR_USAGE);
+    trowel_sink_discard(s);
+    trowel_sink_discard(c);
+    trowel_ctx_free(ctx);
+}
+
 TEST_MAIN(TEST(test_corpus_asms_go_to_json_and_back_byte_identical), TEST(test_v5_container_fields),
           TEST(test_v11_and_v12_with_containers_round_trip),
           TEST(test_verify_finds_a_size_list_that_disagrees), TEST(test_hostile_files_are_refused),
@@ -632,4 +652,5 @@ TEST_MAIN(TEST(test_corpus_asms_go_to_json_and_back_byte_identical), TEST(test_v
           TEST(test_rebuilt_str2s_update_the_asm_to_its_original_bytes),
           TEST(test_a_changed_str2_leaves_its_new_sizes_in_the_asm),
           TEST(test_a_file_set_that_does_not_match_is_refused),
-          TEST(test_split_primitives_take_their_gpu_file))
+          TEST(test_split_primitives_take_their_gpu_file),
+          TEST(test_vpp_asm_option_needs_a_companion))
