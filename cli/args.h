@@ -39,7 +39,8 @@ typedef enum cli_opt_id {
     OPT_STDOUT,
     OPT_FOREGROUND,
     OPT_DEBUG,
-    OPT_CACHE
+    OPT_CACHE,
+    OPT_RECURSIVE
 } cli_opt_id;
 
 typedef struct cli_option {

@@ -235,6 +235,52 @@ static int check_output(create_job *j, const char *out, const char *mpath)
     return CLI_EXIT_OK;
 }
 
+/* -O asm=FILE (vpp): the file rewritten along with OUT, or NULL. */
+static const char *companion_path(const char **opts, size_t n)
+{
+    const char *path = NULL;
+    for (size_t i = 0; opts && i < n; i++)
+        if (strncmp(opts[i], "asm=", 4) == 0)
+            path = opts[i] + 4;
+    return path;
+}
+
+/* OUT and the companion FILE (the ASM of a rebuilt str2) are prepared in
+ * full, then finished as one: both are replaced or neither is. */
+static int build_with_companion(create_job *j, const trowel_format *fmt,
+                                const trowel_create_params *p, const char *out,
+                                const char *asm_path, trowel_sink *sink)
+{
+    cli_session *s = j->s;
+    trowel_input *asm_in = NULL;
+    trowel_sink *asm_out = NULL;
+    int rc = CLI_EXIT_OK;
+    if (strcmp(out, "-") == 0 || cli_same_file(out, asm_path)) {
+        trowel_sink_discard(sink);
+        return cli_usage_error(s->verb, "-O asm=%s needs -o naming another file", asm_path);
+    }
+    if (trowel_input_open_file(s->ctx, asm_path, &asm_in) != TROWEL_OK ||
+        trowel_sink_open_file(s->ctx, asm_path, TROWEL_SINK_OVERWRITE, &asm_out) != TROWEL_OK)
+        rc = cli_report(s, asm_path, NULL);
+    if (rc == CLI_EXIT_OK) {
+        s->file = out;
+        cli_progress_start(&s->progress, out);
+        if (trowel_create_with_companion(s->ctx, fmt, p, asm_in, asm_out, sink) != TROWEL_OK)
+            rc = cli_report(s, out, NULL);
+    }
+    cli_progress_clear(&s->progress);
+    if (rc == CLI_EXIT_OK) {
+        trowel_sink *both[2] = {sink, asm_out};
+        if (trowel_sinks_finish_all(both, 2) != TROWEL_OK)
+            rc = cli_report(s, out, NULL);
+    } else {
+        trowel_sink_discard(sink);
+        trowel_sink_discard(asm_out);
+    }
+    trowel_input_close(asm_in);
+    return rc;
+}
+
 static int build(create_job *j, const trowel_format *fmt, const char *manifest, const char *out,
                  const cli_args *args)
 {
@@ -258,7 +304,10 @@ static int build(create_job *j, const trowel_format *fmt, const char *manifest, 
         cli_error("out of memory");
     else
         rc = cli_open_output(j->s, out, cli_args_has(args, OPT_FORCE), &sink);
-    if (rc == CLI_EXIT_OK) {
+    const char *asm_path = companion_path(opts, nopts);
+    if (rc == CLI_EXIT_OK && asm_path) {
+        rc = build_with_companion(j, fmt, &p, out, asm_path, sink);
+    } else if (rc == CLI_EXIT_OK) {
         j->s->file = out; /* what the library's warnings and notes name */
         cli_progress_start(&j->s->progress, out);
         if (trowel_create(j->s->ctx, fmt, &p, sink) != TROWEL_OK)

@@ -8,6 +8,7 @@
  * --stdout the entries go to standard output, one after the other.
  */
 #include "batch.h"
+#include "nested.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ typedef struct extract_job {
     cli_patterns *patterns; /* shared by the archives of the batch */
     trowel_sink *to_stdout; /* --stdout: every entry goes here */
     size_t existing;        /* entries not written because their file exists */
+    bool recursive;         /* --recursive: nested archives' entries too */
 } extract_job;
 
 /* ------------------------------------------------------------- checking */
@@ -118,13 +120,66 @@ static int extract_entry(extract_job *j, const trowel_entry *e)
     return CLI_EXIT_OK;
 }
 
+/* --recursive: every entry of the nested archive a, written as
+ * PREFIX + name (PREFIX: "OUTER.str2_pc.d/"), and so on down. */
+static int extract_nested(extract_job *j, trowel_archive *a, const char *prefix)
+{
+    int rc = CLI_EXIT_OK;
+    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
+        const trowel_entry *e = trowel_archive_entry(a, i);
+        size_t len = strlen(prefix) + strlen(e->name) + sizeof CLI_NESTED_DIR_SUFFIX + 1;
+        char *name = malloc(len);
+        if (!name)
+            return CLI_EXIT_FAILURE;
+        snprintf(name, len, "%s%s", prefix, e->name);
+        trowel_sink *sink = j->to_stdout;
+        int r = CLI_EXIT_OK;
+        if (!sink && trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK)
+            r = count_existing(j, e);
+        else if (trowel_archive_read_entry(a, i, sink) != TROWEL_OK) {
+            r = cli_report(j->s, j->path, name);
+            if (!j->to_stdout)
+                trowel_sink_discard(sink);
+        } else if (!j->to_stdout && trowel_sink_finish(sink) != TROWEL_OK)
+            r = count_existing(j, e);
+        else if (j->s->verbose && !j->to_stdout)
+            print_written(j, name);
+        rc = cli_max_exit(rc, r);
+        trowel_archive *inner;
+        rc = cli_max_exit(rc, cli_nested_open(j->s, j->path, a, i, &inner));
+        if (inner) {
+            strcat(name, CLI_NESTED_DIR_SUFFIX "/");
+            rc = cli_max_exit(rc, extract_nested(j, inner, name));
+            rc = cli_max_exit(rc, trowel_archive_damaged(inner) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
+            trowel_archive_close(inner);
+        }
+        free(name);
+    }
+    return rc;
+}
+
 static int extract_all(extract_job *j)
 {
     int rc = CLI_EXIT_OK;
     for (size_t i = 0; i < trowel_archive_entry_count(j->a); i++) {
         const trowel_entry *e = trowel_archive_entry(j->a, i);
-        if (cli_patterns_match(j->patterns, e->name))
-            rc = cli_max_exit(rc, extract_entry(j, e));
+        if (!cli_patterns_match(j->patterns, e->name))
+            continue;
+        rc = cli_max_exit(rc, extract_entry(j, e));
+        trowel_archive *nested = NULL;
+        if (j->recursive)
+            rc = cli_max_exit(rc, cli_nested_open(j->s, j->path, j->a, i, &nested));
+        if (nested) {
+            size_t len = strlen(e->name) + sizeof CLI_NESTED_DIR_SUFFIX + 1;
+            char *prefix = malloc(len);
+            if (prefix) {
+                snprintf(prefix, len, "%s" CLI_NESTED_DIR_SUFFIX "/", e->name);
+                rc = cli_max_exit(rc, extract_nested(j, nested, prefix));
+            }
+            rc = cli_max_exit(rc, trowel_archive_damaged(nested) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
+            free(prefix);
+            trowel_archive_close(nested);
+        }
     }
     return rc;
 }
@@ -216,7 +271,8 @@ static int extract_one(batch *b, const char *path)
     extract_job j = {.s = b->s, .path = cli_display_name(path), .dir_path = b->dir_path,
                      .force = cli_args_has(b->args, OPT_FORCE),
                      .skip_existing = cli_args_has(b->args, OPT_SKIP_EXISTING),
-                     .patterns = &b->patterns, .to_stdout = b->to_stdout};
+                     .patterns = &b->patterns, .to_stdout = b->to_stdout,
+                     .recursive = cli_args_has(b->args, OPT_RECURSIVE)};
     if (cli_is_stdin(path) || stat(path, &j.archive_st) != 0)
         memset(&j.archive_st, 0, sizeof j.archive_st);
     cli_opened o;
@@ -328,6 +384,7 @@ static const cli_option extract_options[] = {
     {OPT_RAW, 0, "raw", NULL, "write entries as stored, not converted (same as -O raw=1)"},
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a reading option of the format (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
+    {OPT_RECURSIVE, 'r', "recursive", NULL, "also extract the entries of entries that are archives"},
     {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
@@ -335,7 +392,7 @@ static const cli_option extract_options[] = {
 const cli_command cli_cmd_extract = {
     .name = "extract",
     .synopsis = "extract ARCHIVE... [-C DIR] [--force|--skip-existing] [--stdout] "
-                "[--manifest M.json] [--names LIST] [--raw] [-O KEY=VALUE]... [PATTERN...]",
+                "[--manifest M.json] [--names LIST] [--raw] [-r] [-O KEY=VALUE]... [PATTERN...]",
     .summary = "write the entries of archives to files (or standard output)",
     .description =
         "Write every entry of each ARCHIVE ('-': standard input), or those whose\n"
@@ -346,7 +403,10 @@ const cli_command cli_cmd_extract = {
         "replaces them or --skip-existing skips them (-v counts those). With\n"
         "--stdout, the entries are written to standard output one after another\n"
         "(binary data is refused on a terminal unless --force). Failing entries\n"
-        "are reported and the others still extracted.\n"
+        "are reported and the others still extracted. With -r, an entry that is\n"
+        "an archive itself (a .str2_pc in a .vpp_pc) is written and its entries\n"
+        "go under ENTRY.d/ beside it (DLC.str2_pc.d/x.layer_pc), and so on down;\n"
+        "PATTERNs choose the outer entries.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

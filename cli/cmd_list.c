@@ -4,6 +4,7 @@
  * aligned columns. Several archives get a header each (or a JSON array).
  */
 #include "batch.h"
+#include "nested.h"
 
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -125,8 +126,124 @@ typedef struct list_job {
     size_t opened;      /* archives that could be read */
 } list_job;
 
+/* --recursive: a's entries (their JSON, named by full path from prefix) go
+ * into rows when they match, each archive entry followed by its own. */
+static int collect(list_job *j, const char *path, trowel_archive *a, const char *prefix,
+                   json_object *rows)
+{
+    char *text = NULL;
+    if (trowel_archive_to_json(a, TROWEL_JSON_ENTRIES, &text) != TROWEL_OK)
+        return cli_report(j->s, cli_display_name(path), NULL);
+    json_object *o = json_tokener_parse(text), *entries;
+    trowel_free(text);
+    int rc = CLI_EXIT_OK;
+    if (!o || !json_object_object_get_ex(o, "entries", &entries)) {
+        json_object_put(o);
+        cli_error("%s: the library made JSON that does not parse", cli_display_name(path));
+        return CLI_EXIT_FAILURE;
+    }
+    for (size_t i = 0; i < json_object_array_length(entries); i++) {
+        json_object *e = json_object_array_get_idx(entries, i);
+        const char *name = trowel_archive_entry(a, i)->name;
+        size_t len = strlen(prefix) + strlen(name) + 2;
+        char *full = malloc(len);
+        if (!full) {
+            rc = CLI_EXIT_FAILURE;
+            break;
+        }
+        snprintf(full, len, "%s%s", prefix, name);
+        json_object_object_add(e, "name", json_object_new_string(full));
+        if (cli_patterns_match(&j->patterns, full))
+            json_object_array_add(rows, json_object_get(e));
+        trowel_archive *nested;
+        rc = cli_max_exit(rc, cli_nested_open(j->s, path, a, i, &nested));
+        if (nested) {
+            strcat(full, "/");
+            rc = cli_max_exit(rc, collect(j, path, nested, full, rows));
+            rc = cli_max_exit(rc, trowel_archive_damaged(nested) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
+            trowel_archive_close(nested);
+        }
+        free(full);
+    }
+    json_object_put(o);
+    return rc;
+}
+
+static const char *row_str(json_object *row, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(row, key, &v) ? json_object_get_string(v) : "";
+}
+
+static uint64_t row_u64(json_object *row, const char *key)
+{
+    json_object *v;
+    return json_object_object_get_ex(row, key, &v) ? json_object_get_uint64(v) : 0;
+}
+
+static void print_rows(json_object *rows, bool long_form)
+{
+    column_widths w = {4, 6, 6, 6};
+    size_t n = json_object_array_length(rows);
+    for (size_t k = 0; k < n && long_form; k++) {
+        json_object *r = json_object_array_get_idx(rows, k);
+        w.size = max_int(w.size, dec_width(row_u64(r, "size")));
+        w.packed = max_int(w.packed, dec_width(row_u64(r, "packed_size")));
+        w.offset = max_int(w.offset, hex_width(row_u64(r, "offset")));
+        w.method = max_int(w.method, (int)strlen(row_str(r, "method")));
+    }
+    if (long_form)
+        printf("%*s  %*s  %*s  %-*s  %s\n", w.size, "SIZE", w.packed, "PACKED", w.offset, "OFFSET",
+               w.method, "METHOD", "NAME");
+    for (size_t k = 0; k < n; k++) {
+        json_object *r = json_object_array_get_idx(rows, k);
+        if (long_form) {
+            char offset[32];
+            snprintf(offset, sizeof offset, "0x%" PRIx64, row_u64(r, "offset"));
+            printf("%*" PRIu64 "  %*" PRIu64 "  %*s  ", w.size, row_u64(r, "size"), w.packed,
+                   row_u64(r, "packed_size"), w.offset, offset);
+            cli_put_safe(stdout, row_str(r, "method"));
+            printf("%*s  ", w.method - (int)strlen(row_str(r, "method")), "");
+        }
+        cli_put_safe(stdout, row_str(r, "name"));
+        putchar('\n');
+    }
+}
+
+static int show_recursive(list_job *j, const char *path, trowel_archive *a, size_t index,
+                          size_t count)
+{
+    json_object *rows = json_object_new_array();
+    int rc = collect(j, path, a, "", rows);
+    if (cli_args_has(j->args, OPT_JSON)) {
+        char *text = NULL;
+        json_object *o = NULL;
+        if (trowel_archive_to_json(a, 0, &text) == TROWEL_OK)
+            o = json_tokener_parse(text);
+        trowel_free(text);
+        if (!o) {
+            json_object_put(rows);
+            return cli_report(j->s, cli_display_name(path), NULL);
+        }
+        json_object_object_add(o, "entries", rows);
+        if (j->array)
+            json_object_array_add(j->array, cli_json_with_file(o, path));
+        else {
+            cli_print_json_object(o);
+            json_object_put(o);
+        }
+        return rc;
+    }
+    cli_batch_header(path, index, count);
+    print_rows(rows, cli_args_has(j->args, OPT_LONG));
+    json_object_put(rows);
+    return rc;
+}
+
 static int show(list_job *j, const char *path, trowel_archive *a, size_t index, size_t count)
 {
+    if (cli_args_has(j->args, OPT_RECURSIVE))
+        return show_recursive(j, path, a, index, count);
     shown sel;
     int rc = select_entries(a, &j->patterns, &sel);
     if (rc != CLI_EXIT_OK)
@@ -214,12 +331,13 @@ static const cli_option list_options[] = {
     {OPT_JSON, 0, "json", NULL, "print one JSON document (an array for several archives)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
+    {OPT_RECURSIVE, 'r', "recursive", NULL, "also list the entries of entries that are archives"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_list = {
     .name = "list",
-    .synopsis = "list ARCHIVE... [-l] [--json] [-t FORMAT] [--names LIST] [PATTERN...]",
+    .synopsis = "list ARCHIVE... [-l] [-r] [--json] [-t FORMAT] [--names LIST] [PATTERN...]",
     .summary = "list the entries of archives",
     .description =
         "Print the name of every entry of each ARCHIVE ('-': standard input), one\n"
@@ -230,6 +348,9 @@ const cli_command cli_cmd_list = {
         "several archives, an array of them, each with \"file\", and a failed one\n"
         "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}.\n"
         "With --names LIST, standard error says how many names were recovered.\n"
+        "With -r, an entry that is an archive itself (a .str2_pc in a .vpp_pc) is\n"
+        "followed by its own entries, named by path: OUTER.str2_pc/INNER (offsets\n"
+        "count from the start of the nested archive); PATTERNs match those paths.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = list_options,
     .run = run_list,

@@ -260,6 +260,18 @@ trowel_status trowel_sink_finish(trowel_sink *sink);
 /* Throws the output away (file sinks: remove the temporary) and frees. */
 void trowel_sink_discard(trowel_sink *sink);
 
+/* Finishes several file sinks as one: either every output appears under its
+ * name (replacing the target where the sink may overwrite) or none does and
+ * every target keeps its old bytes. All outputs are first written out in
+ * full under temporary names beside their targets (and each target to be
+ * replaced gets a second name to put back), so any failure up to then
+ * leaves everything as it was; then they are renamed into place one by
+ * one, and a failed rename puts back those already done. What remains: a
+ * crash between the first and the last rename leaves some new, some old
+ * (renames are atomic per file, not across files). Frees every sink;
+ * TROWEL_ERR_USAGE for a sink that is not a file. */
+trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t count);
+
 /* --------------------------------------------------------- output folder */
 
 /* A folder that archive entries are extracted into. Names are checked with
@@ -466,6 +478,21 @@ trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, ui
 /* Frees what trowel_archive_read_entry_data returned (NULL: nothing). */
 void trowel_archive_free_data(trowel_archive *a, uint8_t *data);
 
+/* The deepest nesting trowel_archive_open_entry opens (an archive inside
+ * an entry inside an entry ... of a file on disk counts 1 per level). */
+#define TROWEL_NEST_MAX 8
+
+/* Opens entry index of a as an archive of its own (a .str2_pc inside a
+ * .vpp_pc), without writing it anywhere: an entry stored as is is read
+ * through a window of a's input; any other is decoded into memory first
+ * (within the memory limit). fmt NULL: detected. The nested archive's
+ * input is named "OUTER/ENTRY" and its error offsets count from the
+ * entry's first byte. Close it (trowel_archive_close) before a; it frees
+ * what it owns. Past TROWEL_NEST_MAX levels: TROWEL_ERR_LIMIT; an entry
+ * that is no archive trowel knows: TROWEL_ERR_UNSUPPORTED. */
+trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
+                                        trowel_archive **nested);
+
 /* One problem found by verify. */
 typedef void (*trowel_verify_fn)(void *user, const trowel_error *problem);
 /* Checks every checksum, size and offset the format has. Each problem goes
@@ -516,6 +543,18 @@ trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *manifest_json,
  * the call only. Bad options or sources are TROWEL_ERR_USAGE. */
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *params, trowel_sink *out);
+
+/* trowel_create with a second file the format rewrites along with the one
+ * it builds (vpp with -O asm=FILE: the ASM whose container, the one named
+ * after out's file name, describes the new .str2_pc). companion_in holds
+ * that file's current bytes, companion_out receives the updated ones. The
+ * caller opens both (the library opens no path of its own) and finishes
+ * out and companion_out together with trowel_sinks_finish_all, or discards
+ * both. */
+trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format *f,
+                                           const trowel_create_params *params,
+                                           trowel_input *companion_in,
+                                           trowel_sink *companion_out, trowel_sink *out);
 
 /* --------------------------------------------------------------- convert */
 

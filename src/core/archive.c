@@ -241,7 +241,72 @@ void trowel_archive_close(trowel_archive *a)
     trowel_mem_free(a->ctx, a->size_before);
     for (size_t i = a->filter_count; i-- > 0;) /* innermost first */
         trowel_input_close(a->filter_inputs[i]);
+    trowel_input_close(a->own_in);
+    trowel_sink_discard(a->own_sink);
     trowel_mem_free(a->ctx, a);
+}
+
+/* -------------------------------------------------------- nested archives */
+
+/* The entry's bytes as an input: a window of the parent's input when the
+ * entry is stored as is, else its decoded bytes in memory (a memory sink,
+ * within the memory limit), kept in *sink. */
+static trowel_status entry_input(trowel_archive *a, size_t index, const char *name,
+                                 trowel_input **in, trowel_sink **sink)
+{
+    const trowel_entry *e = &a->entries[index];
+    *sink = NULL;
+    if (strcmp(e->method, "stored") == 0 && e->packed_size == e->size &&
+        !trowel_archive_damaged(a))
+        return trowel_input_open_window(a->ctx, a->in, e->offset, e->size, name, in);
+    trowel_status s = trowel_sink_open_memory(a->ctx, sink);
+    if (s == TROWEL_OK)
+        s = trowel_archive_read_entry(a, index, *sink);
+    size_t size = 0;
+    const uint8_t *data = s == TROWEL_OK ? trowel_sink_data(*sink, &size) : NULL;
+    if (s == TROWEL_OK)
+        s = trowel_input_open_memory(a->ctx, data, size, name, in);
+    if (s != TROWEL_OK) {
+        trowel_sink_discard(*sink);
+        *sink = NULL;
+    }
+    return s;
+}
+
+trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
+                                        trowel_archive **out)
+{
+    *out = NULL;
+    trowel_ctx *ctx = a->ctx;
+    if (index >= a->entry_count)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    const char *entry = a->entries[index].name;
+    if (a->depth + 1 > TROWEL_NEST_MAX)
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                           "'%s' is nested deeper than %d archives", entry, TROWEL_NEST_MAX);
+    const char *outer = trowel_input_name(a->in);
+    size_t len = strlen(outer) + strlen(entry) + 2;
+    char *name = trowel_mem_alloc(ctx, len);
+    if (!name)
+        return ctx->last_error.status;
+    snprintf(name, len, "%s/%s", outer, entry);
+    trowel_input *in = NULL;
+    trowel_sink *sink = NULL;
+    trowel_status s = entry_input(a, index, name, &in, &sink);
+    trowel_mem_free(ctx, name);
+    trowel_archive *n = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_archive_open(ctx, in, fmt, &n);
+    if (s != TROWEL_OK) {
+        trowel_input_close(in);
+        trowel_sink_discard(sink);
+        return s;
+    }
+    n->own_in = in;
+    n->own_sink = sink;
+    n->depth = a->depth + 1;
+    *out = n;
+    return TROWEL_OK;
 }
 
 /* size_before[i]: decoded bytes of the entries before i (saturating), made
@@ -601,8 +666,30 @@ static trowel_status sources_from_manifest(trowel_ctx *ctx, json_object *manifes
     return TROWEL_OK;
 }
 
+static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
+                                const trowel_create_params *p, trowel_input *companion_in,
+                                trowel_sink *companion_out, trowel_sink *out);
+
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *p, trowel_sink *out)
+{
+    return create_job(ctx, f, p, NULL, NULL, out);
+}
+
+trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format *f,
+                                           const trowel_create_params *p,
+                                           trowel_input *companion_in,
+                                           trowel_sink *companion_out, trowel_sink *out)
+{
+    if (!companion_in || !companion_out)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "a companion needs both its input and its output");
+    return create_job(ctx, f, p, companion_in, companion_out, out);
+}
+
+static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
+                                const trowel_create_params *p, trowel_input *companion_in,
+                                trowel_sink *companion_out, trowel_sink *out)
 {
     trowel_ctx_clear_error(ctx);
     trowel_set_entry(ctx, NULL);
@@ -621,19 +708,20 @@ trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                                "the manifest is not a %s manifest", f->id);
         }
     }
-    trowel_create_params with_sources = *p;
+    trowel_create_job job = {*p, companion_in, companion_out};
+    trowel_create_params *with_sources = &job.params;
     trowel_source *sources = NULL;
     trowel_status s = TROWEL_OK;
     if (manifest && p->source_count == 0)
-        s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources.source_count);
+        s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources->source_count);
     if (sources)
-        with_sources.sources = sources;
+        with_sources->sources = sources;
     if (s == TROWEL_OK) {
         const char *purpose = trowel_mem_purpose(ctx, "building the new file");
-        s = f->create(ctx, &with_sources, manifest, out);
+        s = f->create(ctx, with_sources, manifest, out);
         trowel_mem_purpose(ctx, purpose);
     }
-    free_sources(ctx, sources, with_sources.source_count);
+    free_sources(ctx, sources, with_sources->source_count);
     json_object_put(manifest);
     return s;
 }
@@ -648,19 +736,17 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
     if (checked != TROWEL_OK)
         return checked;
     if (strcmp(target, "json") == 0) {
-        trowel_status s = TROWEL_OK;
-        char *text = NULL;
         unsigned what = TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY;
-        if (a->fmt->structure) { /* the format adds what info and entries cannot hold */
-            json_object *root = archive_to_json(a, what);
-            s = root ? a->fmt->structure(a, root) : TROWEL_ERR_NOMEM;
-            if (s == TROWEL_OK)
-                s = json_text(ctx, root, what, &text);
-            else
-                json_object_put(root);
-        } else if (s == TROWEL_OK) {
-            s = trowel_archive_to_json(a, what, &text);
-        }
+        json_object *doc = archive_to_json(a, what);
+        trowel_status s = !doc ? trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET,
+                                             "out of memory for the JSON document")
+                          : a->fmt->convert_json ? a->fmt->convert_json(a, doc)
+                                                 : TROWEL_OK;
+        char *text = NULL;
+        if (s == TROWEL_OK)
+            s = json_text(a->ctx, doc, what, &text);
+        else
+            json_object_put(doc);
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)

@@ -26,6 +26,8 @@ struct trowel_ctx {
     uint64_t mem_in_use;       /* bytes handed out by trowel_mem_alloc, alive now */
     uint64_t fail_alloc_after; /* tests: fail the Nth allocation (0 = never) */
     bool named_temps_only;     /* tests: file sinks use the named fallback */
+    unsigned fail_commit_at;   /* tests: the Nth rename of trowel_sinks_finish_all
+                                * fails (0 = never) */
     const char *mem_purpose;   /* see trowel_mem_purpose */
     trowel_error last_error;
     trowel_warning_fn warn_fn;

@@ -87,6 +87,25 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
     return TROWEL_OK;
 }
 
+trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
+                                       uint64_t len, const char *name, trowel_input **out)
+{
+    *out = NULL;
+    uint64_t end;
+    if (trowel_add_overflows(off, len, &end) || end > parent->size)
+        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, off,
+                           "the entry's %llu bytes run past the end of the archive",
+                           (unsigned long long)len);
+    trowel_input *in = new_input(ctx, name);
+    if (!in)
+        return ctx->last_error.status;
+    in->parent = parent;
+    in->parent_base = off;
+    in->size = len;
+    *out = in;
+    return TROWEL_OK;
+}
+
 /* One read of up to n bytes into buf, EINTR retried: bytes read, 0 at the
  * end, -1 on error (errno set). */
 static ssize_t read_some(int fd, uint8_t *buf, size_t n)
@@ -264,6 +283,8 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n)
 {
     /* Callers (the reader) have checked off + n <= size. */
+    if (in->parent)
+        return trowel_input_copy(in->parent, in->parent_base + off, dst, n);
     if (in->mem) {
         memcpy(dst, in->mem + off, n);
         return TROWEL_OK;
@@ -312,6 +333,8 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
     uint64_t avail = in->size - off;
     if (want > avail)
         want = (size_t)avail;
+    if (in->parent)
+        return trowel_input_span(in->parent, in->parent_base + off, want, out, got);
     if (in->mem) {
         *out = in->mem + off;
         *got = want;

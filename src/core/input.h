@@ -20,8 +20,15 @@ struct trowel_input {
                          * close so that no span handed out dangles */
     trowel_input *under; /* XOR input: the input it reads (not owned), or NULL */
     uint8_t xor_key;     /* XOR input: every byte of under XORed with this */
+    trowel_input *parent; /* a window: bytes [parent_base, parent_base + size)
+                           * of parent, which must outlive it */
+    uint64_t parent_base;
 };
 
+/* An input over [off, off + len) of parent (checked against its size), for
+ * an entry stored as is inside an archive: reads go to the parent. */
+trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
+                                       uint64_t len, const char *name, trowel_input **out);
 /* A virtual input that reads under's bytes XORed with key as it goes (no
  * copy of the whole; a 256 KiB window, or the whole when small and read
  * back and forth). under must outlive it. Name and size are under's. */
@@ -36,6 +43,7 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
  * wherever it likes, and only how the chosen format then reads decides
  * whether a small file is worth reading whole. */
 void trowel_input_forget_jumps(trowel_input *in);
+
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
 /* Up to want contiguous bytes at off (off <= size); *got may be less than

@@ -59,12 +59,14 @@ struct trowel_format {
     /* Optional: builds a new file; manifest is NULL when none was given. */
     trowel_status (*create)(trowel_ctx *ctx, const trowel_create_params *p,
                             struct json_object *manifest, trowel_sink *out);
+    /* Optional: adds format-specific structure to the document of
+     * `convert --to json` (after info and entries): every field a create
+     * from that JSON needs (asm), a costume's limbs and commands (scumm),
+     * what info and entries cannot hold. */
+    trowel_status (*convert_json)(trowel_archive *a, struct json_object *doc);
     /* Optional: converts to a target other than "json". */
     trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
                              size_t nopts, trowel_sink *out);
-    /* Optional: adds "structure" (or other keys) to convert --to json's
-     * object, beside info and entries. */
-    trowel_status (*structure)(trowel_archive *a, struct json_object *root);
     /* Optional: the targets (space separated, also listed in convert_targets)
      * whose result is a folder of files rather than one file, and the
      * conversion that writes them (trowel_outdir_create for each). */
@@ -100,6 +102,16 @@ struct trowel_codec {
     const struct trowel_stream_codec *stream;
 };
 
+/* What a format's create receives: the caller's params first (create gets
+ * a pointer to them and may cast it back: every create runs through
+ * trowel_create or trowel_create_with_companion), then what only some
+ * formats use. */
+typedef struct trowel_create_job {
+    trowel_create_params params;
+    trowel_input *companion_in;  /* see trowel_create_with_companion */
+    trowel_sink *companion_out;
+} trowel_create_job;
+
 /* An encoder of whole buffers: data[0, size) into a new buffer *out
  * (trowel_mem_alloc) of *out_len bytes. */
 typedef trowel_status (*trowel_buffer_encoder)(trowel_ctx *ctx, const uint8_t *data, size_t size,
@@ -131,6 +143,10 @@ struct trowel_archive {
     bool damaged; /* see trowel_archive_damaged */
     uint64_t *size_before; /* progress: prefix sums of entry sizes */
     size_t size_before_len;
+    /* opened by trowel_archive_open_entry: what it owns, how deep it is */
+    trowel_input *own_in;
+    trowel_sink *own_sink;
+    unsigned depth;
     /* verify bookkeeping */
     trowel_verify_fn report_fn;
     void *report_user;

@@ -26,6 +26,7 @@ extern const trowel_format trowel_format_vpp;
 extern const trowel_format trowel_format_scumm_res;
 extern const trowel_format trowel_format_scumm_cost;
 extern const trowel_format trowel_format_scumm_akos;
+extern const trowel_format trowel_format_asm;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
@@ -56,6 +57,7 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_scumm_res,
     &trowel_format_scumm_cost,
     &trowel_format_scumm_akos,
+    &trowel_format_asm,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
 

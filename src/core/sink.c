@@ -474,6 +474,11 @@ static trowel_status place_unnamed(trowel_sink *s)
     return st;
 }
 
+trowel_status trowel_sink_flush(trowel_sink *s)
+{
+    return s->failed ? s->failed : flush_buffer(s);
+}
+
 static trowel_status commit_unnamed(trowel_sink *s)
 {
     trowel_status st = s->failed ? s->failed : flush_buffer(s);

@@ -59,6 +59,10 @@ trowel_status trowel_sink_reserve(trowel_sink *s, size_t size);
 trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
                                  uint64_t *copied);
 
+/* File and fd sinks: writes out what is buffered (or returns the sink's
+ * first failure). */
+trowel_status trowel_sink_flush(trowel_sink *s);
+
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);

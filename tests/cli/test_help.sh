@@ -66,7 +66,7 @@ assert_eq "bash: -c offers codecs" "$("$TROWEL" formats --codec-ids | sort)" \
     "$(complete_bash trowel decompress -c '' | sort)"
 assert_eq "bash: --to= form" "wav" "$(complete_bash trowel convert --to=w)"
 assert_eq "bash: list --n completes --names" "--names" "$(complete_bash trowel list --n)"
-assert_eq "bash: extract --r completes --raw" "--raw" "$(complete_bash trowel extract --r)"
+assert_eq "bash: extract --ra completes --raw" "--raw" "$(complete_bash trowel extract --ra)"
 assert_eq "bash: first word: commands" "convert" "$(complete_bash trowel conv)"
 assert_eq "bash: help COMMAND" "verify" "$(complete_bash trowel help ver)"
 

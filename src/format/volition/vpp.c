@@ -935,7 +935,7 @@ void vpp_layout_of(trowel_archive *a, vpp_layout *L)
 }
 
 static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
-                                          "finish", "base", "delete", NULL};
+                                          "finish", "base", "delete", "asm", NULL};
 
 static trowel_status option_uint(trowel_ctx *ctx, const char *key, const char *v, unsigned long max,
                                  unsigned *out)
@@ -1235,8 +1235,18 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     for (size_t i = 0; i < n && s == TROWEL_OK; i++)
         if (items[i].path)
             s = source_size(ctx, &items[i]);
+    /* -O asm=FILE: the caller opened FILE as the companion (asm_update.c). */
+    bool with_asm = trowel_options_get(p->options, p->option_count, "asm") != NULL;
+    const trowel_create_job *job = (const trowel_create_job *)(const void *)p;
+    if (s == TROWEL_OK && with_asm && !job->companion_in)
+        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                        "-O asm=FILE needs FILE given as the companion "
+                        "(trowel_create_with_companion; the trowel CLI does it)");
+    vpp_written written = {0};
     if (s == TROWEL_OK)
-        s = vpp_write(ctx, &L, items, n, out, NULL);
+        s = vpp_write(ctx, &L, items, n, out, &written);
+    if (s == TROWEL_OK && with_asm)
+        s = vol_asm_after_vpp_write(ctx, job, out, items, n, &written);
     trowel_mem_free(ctx, items);
     trowel_input_close(sp.in);
     trowel_archive_close(base);
@@ -1264,7 +1274,9 @@ const trowel_format trowel_format_vpp = {
         "base=ARCHIVE: start from ARCHIVE's entries: sources replace the entries of their name "
         "(in place) or are added at the end; untouched entries are copied as stored where the "
         "mode allows\n"
-        "delete=NAME: with base=, leave entry NAME out (repeatable)",
+        "delete=NAME: with base=, leave entry NAME out (repeatable)\n"
+        "asm=FILE.asm_pc: also update FILE's container named after the output (base offset, read "
+        "size, primitive sizes), rewritten in place together with it",
     .convert_targets = "",
     .bid = vpp_bid,
     .open = vpp_open,

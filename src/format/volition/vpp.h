@@ -72,6 +72,12 @@ trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *layout, const vpp_ite
  * strings point into the archive: valid while it is open. */
 void vpp_layout_of(trowel_archive *a, vpp_layout *layout);
 
+/* create -O asm=: updates the job's companion ASM (asm_update.c) from what
+ * vpp_write wrote to out (the container: out's file name). */
+trowel_status vol_asm_after_vpp_write(trowel_ctx *ctx, const trowel_create_job *job,
+                                      const trowel_sink *out, const vpp_item *items, size_t n,
+                                      const vpp_written *w);
+
 /* Volition's name hash (v3): rotate left 6, XOR each byte, A-Z lowered. */
 uint32_t vpp_name_hash(const char *name);
 /* The v10/v17 header checksum: CRC-32 (reflected 0xEDB88320), initial 0,

@@ -1,0 +1,179 @@
+/*
+ * Volition asset-assembler files (.asm_pc), versions 5 (Red Faction
+ * Guerrilla), 11 (Saints Row: The Third) and 12 (Saints Row IV, Gat out of
+ * Hell): the `asm` format. The layout is in asm_model.c, the JSON form in
+ * asm_json.c, the update after a repack in asm_update.c.
+ *
+ * An ASM describes the streaming containers of a game (one per .str2_pc):
+ * `list` shows one entry per container (size: the bytes its primitives
+ * load, CPU + GPU; packed size: the str2's total compressed read size;
+ * offset: the str2's data start; extra keys: type, flags and the names of
+ * its primitives). The file holds no data of its own, so its entries cannot
+ * be extracted. `convert --to json` adds every field under "asm", and
+ * `create -t asm --manifest THAT.json` writes the same bytes back. `verify`
+ * checks that each container's size list matches its primitives.
+ */
+#include "asm.h"
+#include "core/module.h"
+
+#include <json-c/json.h>
+#include <string.h>
+
+static int asm_bid(trowel_reader *r)
+{
+    uint32_t magic;
+    uint16_t version;
+    if (trowel_read_u32le(r, &magic) != TROWEL_OK || magic != VOL_ASM_MAGIC ||
+        trowel_read_u16le(r, &version) != TROWEL_OK)
+        return TROWEL_BID_NONE;
+    return version == 5 || version == 11 || version == 12 ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
+}
+
+static trowel_status add_container(trowel_archive *a, const vol_asm_container *c)
+{
+    uint64_t load = 0;
+    const char **names = trowel_mem_calloc(a->ctx, c->prim_count ? c->prim_count : 1, sizeof *names);
+    if (!names)
+        return a->ctx->last_error.status;
+    for (uint16_t i = 0; i < c->prim_count; i++) {
+        load += (uint64_t)c->prims[i].cpu_size + c->prims[i].gpu_size;
+        names[i] = c->prims[i].name;
+    }
+    trowel_entry e = {.name = c->name, .size = load, .packed_size = c->read_size,
+                      .offset = c->base_offset, .method = "container", .flags = c->flags};
+    trowel_props *extra = trowel_archive_add_entry(a, &e);
+    trowel_status s = extra ? TROWEL_OK : a->ctx->last_error.status;
+    if (s == TROWEL_OK && !(s = trowel_props_add_uint(extra, "type", c->type)) &&
+        !(s = trowel_props_add_hex(extra, "flags", c->flags)))
+        s = trowel_props_add_list(extra, "primitives", names, c->prim_count);
+    trowel_mem_free(a->ctx, names);
+    return s;
+}
+
+static trowel_status asm_open(trowel_archive *a, trowel_reader *r)
+{
+    vol_asm *m;
+    trowel_status s = vol_asm_read(a->ctx, r, &m);
+    if (s != TROWEL_OK)
+        return s;
+    a->priv = m;
+    uint64_t prims = 0;
+    for (uint16_t i = 0; i < m->container_count; i++)
+        prims += m->containers[i].prim_count;
+    trowel_props *info = a->info;
+    if ((s = trowel_props_add_str(info, "format", "asm")) ||
+        (s = trowel_props_add_uint(info, "version", m->version)) ||
+        (s = trowel_props_add_uint(info, "containers", m->container_count)) ||
+        (s = trowel_props_add_uint(info, "primitives", prims)))
+        return s;
+    if (m->version >= 11 &&
+        ((s = trowel_props_add_uint(info, "allocator_types", m->remap_count[VOL_ASM_ALLOCATORS])) ||
+         (s = trowel_props_add_uint(info, "primitive_types", m->remap_count[VOL_ASM_PRIMITIVE_TYPES])) ||
+         (s = trowel_props_add_uint(info, "container_types", m->remap_count[VOL_ASM_CONTAINER_TYPES]))))
+        return s;
+    for (uint16_t i = 0; i < m->container_count && s == TROWEL_OK; i++)
+        s = add_container(a, &m->containers[i]);
+    return s;
+}
+
+static trowel_status asm_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+{
+    (void)out;
+    return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                       "'%s' is a container description; an ASM file holds no data to "
+                       "extract ('convert --to json' shows every field)",
+                       a->entries[index].name);
+}
+
+/* The size list a container should store, from its primitives' sizes. */
+static uint32_t expected_sizes(uint16_t version, const vol_asm_container *c, uint32_t *out)
+{
+    uint32_t n = 0;
+    for (uint16_t i = 0; i < c->prim_count; i++) {
+        uint32_t pair[2] = {c->prims[i].cpu_size, c->prims[i].gpu_size};
+        for (int k = 0; k < 2; k++)
+            if (version >= 11 || ((c->flags & VOL_ASM_FLAG_SIZE_LIST) && pair[k] != 0)) {
+                if (out)
+                    out[n] = pair[k];
+                n++;
+            }
+    }
+    return n;
+}
+
+static trowel_status asm_verify_entry(trowel_archive *a, size_t index)
+{
+    const vol_asm *m = a->priv;
+    const vol_asm_container *c = &m->containers[index];
+    uint32_t n = expected_sizes(m->version, c, NULL);
+    uint32_t *want = trowel_mem_calloc(a->ctx, n ? n : 1, sizeof *want);
+    if (!want)
+        return a->ctx->last_error.status;
+    expected_sizes(m->version, c, want);
+    trowel_set_entry(a->ctx, c->name);
+    if (n != c->size_count) {
+        trowel_fail(a->ctx, TROWEL_ERR_VERIFY, TROWEL_NO_OFFSET,
+                    "the size list holds %u sizes; its primitives give %u", c->size_count, n);
+        trowel_archive_report(a);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            if (want[i] != c->sizes[i]) {
+                trowel_fail(a->ctx, TROWEL_ERR_VERIFY, TROWEL_NO_OFFSET,
+                            "size %u of the list is %u; its primitives give %u", i, c->sizes[i],
+                            want[i]);
+                trowel_archive_report(a);
+                break;
+            }
+    }
+    trowel_mem_free(a->ctx, want);
+    return TROWEL_OK;
+}
+
+static trowel_status asm_convert_json(trowel_archive *a, json_object *doc)
+{
+    json_object_object_add(doc, "asm", vol_asm_to_json(a->priv));
+    return TROWEL_OK;
+}
+
+static trowel_status asm_create(trowel_ctx *ctx, const trowel_create_params *p,
+                                json_object *manifest, trowel_sink *out)
+{
+    trowel_status s = trowel_options_check(ctx, p->options, p->option_count,
+                                           (const char *const[]){NULL});
+    if (s != TROWEL_OK)
+        return s;
+    json_object *model_json;
+    if (!manifest || !json_object_object_get_ex(manifest, "asm", &model_json))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "an ASM is built from its JSON: give --manifest X.json made by "
+                           "'trowel convert --to json X.asm_pc'");
+    vol_asm *m;
+    if ((s = vol_asm_from_json(ctx, model_json, &m)) != TROWEL_OK)
+        return s;
+    s = vol_asm_write(ctx, m, out);
+    vol_asm_free(ctx, m);
+    return s;
+}
+
+static void asm_close(trowel_archive *a)
+{
+    vol_asm_free(a->ctx, a->priv);
+}
+
+const trowel_format trowel_format_asm = {
+    .id = "asm",
+    .family = "volition",
+    .description = "Volition asset-assembler file (ASM) v5, v11, v12: streaming containers of "
+                   "Red Faction Guerrilla, Saints Row: The Third, Saints Row IV",
+    .extensions = ".asm_pc",
+    .caps = TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE, /* list works; no entry holds data */
+    .create_options = "",
+    .convert_targets = "",
+    .bid = asm_bid,
+    .open = asm_open,
+    .read_entry = asm_read_entry,
+    .verify_entry = asm_verify_entry,
+    .convert_json = asm_convert_json,
+    .create = asm_create,
+    .close = asm_close,
+};

@@ -1,0 +1,375 @@
+/*
+ * Volition asset-assembler files: reading and writing the model of asm.h.
+ *
+ * Header: magic 0xBEEFFEED, u16 version, u16 container count. Strings are a
+ * u16 length and that many bytes (no NUL). Versions:
+ *   5 (Red Faction Guerrilla): no remap tables. Container: name, u8 type,
+ *     u16 flags, u16 primitive count, u32 base offset, u32 size count, u32
+ *     total compressed read size, size_count u32 sizes. Primitive: name, u8
+ *     type, allocator, flags, split extension index, u32 CPU size, u32 GPU
+ *     size.
+ *   11 (Saints Row: The Third): three remap tables (allocators, primitive
+ *     types, container types), each an i32 count of {string, u8 index}.
+ *     Container: name, u8 type, u16 flags, i16 primitive count, u32 base
+ *     offset, stub parent name, i32 aux size + bytes, i32 total read size,
+ *     2 x primitive count u32 sizes (CPU, GPU per primitive). Primitive: as
+ *     v5 plus a u8 allocation group.
+ *   12 (Saints Row IV, Gat out of Hell): v11 with a u8 compression type
+ *     after the base offset.
+ * Facts: ../shared/seeds/volition-vpp-asm.txt (the developer's structs),
+ * ../shared/formats/volition-vpp-asm.md (v5 layout and its size-list rule),
+ * checked on the corpus files (two v5 files, one v12 template).
+ */
+#include "asm.h"
+#include "core/reader.h"
+
+#include <string.h>
+
+#define STRING_MIN 2u    /* an empty string: its length */
+#define PRIM_MIN 14u      /* empty name + 4 bytes + 2 sizes (v5; v11/v12 one more) */
+#define CONTAINER_MIN 19u /* empty name + type, flags, count and 3 u32 (v5); v11/v12:
+                           * offset, empty stub name, aux size, read size: as many */
+
+static bool has_remaps(uint16_t version) { return version >= 11; }
+
+static trowel_status read_string(trowel_reader *r, char **out)
+{
+    uint16_t len;
+    trowel_status s = trowel_read_u16le(r, &len);
+    if (s != TROWEL_OK)
+        return s;
+    uint64_t at = trowel_reader_abs(r);
+    if (len > trowel_reader_remaining(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, at,
+                           "a %u-byte name runs past the end of the file", len);
+    char *str = trowel_mem_alloc(r->ctx, (size_t)len + 1);
+    if (!str)
+        return r->ctx->last_error.status;
+    s = trowel_read_bytes(r, str, len);
+    str[len] = '\0';
+    for (size_t i = 0; s == TROWEL_OK && i < len; i++)
+        if ((unsigned char)str[i] < 0x20 || (unsigned char)str[i] >= 0x7F)
+            s = trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, at + i,
+                            "a name holds byte 0x%02X (names are printable ASCII)",
+                            (unsigned char)str[i]);
+    if (s != TROWEL_OK) {
+        trowel_mem_free(r->ctx, str);
+        return s;
+    }
+    *out = str;
+    return TROWEL_OK;
+}
+
+/* A count read from the file, refused unless count items of at least
+ * min_each bytes fit in what is left. */
+static trowel_status check_count(trowel_reader *r, uint64_t count, uint64_t min_each,
+                                 const char *what)
+{
+    uint64_t need;
+    if (trowel_mul_overflows(count, min_each, &need) || need > trowel_reader_remaining(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r),
+                           "%llu %s cannot fit in the %llu bytes left", (unsigned long long)count,
+                           what, (unsigned long long)trowel_reader_remaining(r));
+    return TROWEL_OK;
+}
+
+static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
+{
+    uint32_t count;
+    trowel_status s = trowel_read_u32le(r, &count);
+    if (s == TROWEL_OK)
+        s = check_count(r, count, STRING_MIN + 1, "remap entries");
+    if (s != TROWEL_OK)
+        return s;
+    m->remaps[which] = trowel_mem_calloc(r->ctx, count ? count : 1, sizeof(vol_asm_remap));
+    if (!m->remaps[which])
+        return r->ctx->last_error.status;
+    for (uint32_t i = 0; i < count; i++) {
+        if ((s = read_string(r, &m->remaps[which][i].name)) != TROWEL_OK)
+            return s;
+        m->remap_count[which] = i + 1;
+        if ((s = trowel_read_u8(r, &m->remaps[which][i].index)) != TROWEL_OK)
+            return s;
+    }
+    return TROWEL_OK;
+}
+
+static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p)
+{
+    trowel_status s;
+    if ((s = read_string(r, &p->name)) || (s = trowel_read_u8(r, &p->type)) ||
+        (s = trowel_read_u8(r, &p->allocator)) || (s = trowel_read_u8(r, &p->flags)) ||
+        (s = trowel_read_u8(r, &p->split_ext)) || (s = trowel_read_u32le(r, &p->cpu_size)) ||
+        (s = trowel_read_u32le(r, &p->gpu_size)))
+        return s;
+    return has_remaps(version) ? trowel_read_u8(r, &p->alloc_group) : TROWEL_OK;
+}
+
+static trowel_status read_sizes(trowel_reader *r, vol_asm_container *c, uint32_t count)
+{
+    trowel_status s = check_count(r, count, 4, "sizes");
+    if (s != TROWEL_OK)
+        return s;
+    c->sizes = trowel_mem_calloc(r->ctx, count ? count : 1, sizeof *c->sizes);
+    if (!c->sizes)
+        return r->ctx->last_error.status;
+    c->size_count = count;
+    for (uint32_t i = 0; i < count && s == TROWEL_OK; i++)
+        s = trowel_read_u32le(r, &c->sizes[i]);
+    return s;
+}
+
+/* The fields between the primitive count and the size list. */
+static trowel_status read_container_middle(trowel_reader *r, uint16_t version,
+                                           vol_asm_container *c, uint32_t *size_count)
+{
+    trowel_status s = trowel_read_u32le(r, &c->base_offset);
+    if (s != TROWEL_OK)
+        return s;
+    if (!has_remaps(version)) {
+        if ((s = trowel_read_u32le(r, size_count)) == TROWEL_OK)
+            s = trowel_read_u32le(r, &c->read_size);
+        return s;
+    }
+    if (version >= 12 && (s = trowel_read_u8(r, &c->compression)) != TROWEL_OK)
+        return s;
+    int32_t aux;
+    if ((s = read_string(r, &c->stub_parent)) || (s = trowel_read_i32le(r, &aux)))
+        return s;
+    if (aux < 0 || (uint64_t)aux > trowel_reader_remaining(r))
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r) - 4,
+                           "container '%s': aux data of %d bytes does not fit in the file",
+                           c->name, aux);
+    c->aux_size = (uint32_t)aux;
+    c->aux = trowel_mem_alloc(r->ctx, c->aux_size ? c->aux_size : 1);
+    if (!c->aux)
+        return r->ctx->last_error.status;
+    if ((s = trowel_read_bytes(r, c->aux, c->aux_size)) ||
+        (s = trowel_read_u32le(r, &c->read_size)))
+        return s;
+    *size_count = 2u * c->prim_count;
+    return TROWEL_OK;
+}
+
+static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_container *c)
+{
+    trowel_status s;
+    uint32_t size_count = 0;
+    if ((s = read_string(r, &c->name)) || (s = trowel_read_u8(r, &c->type)) ||
+        (s = trowel_read_u16le(r, &c->flags)) || (s = trowel_read_u16le(r, &c->prim_count)))
+        return s;
+    if (has_remaps(version) && c->prim_count >= 0x8000)
+        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r) - 2,
+                           "container '%s' has a negative primitive count", c->name);
+    if ((s = read_container_middle(r, version, c, &size_count)) ||
+        (s = read_sizes(r, c, size_count)) ||
+        (s = check_count(r, c->prim_count, PRIM_MIN, "primitives")))
+        return s;
+    c->prims = trowel_mem_calloc(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims);
+    if (!c->prims)
+        return r->ctx->last_error.status;
+    for (uint16_t i = 0; i < c->prim_count; i++)
+        if ((s = read_primitive(r, version, &c->prims[i])) != TROWEL_OK)
+            return s;
+    return TROWEL_OK;
+}
+
+trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
+{
+    *out = NULL;
+    uint32_t magic;
+    uint16_t version, count;
+    trowel_status s;
+    if ((s = trowel_read_u32le(r, &magic)) || (s = trowel_read_u16le(r, &version)) ||
+        (s = trowel_read_u16le(r, &count)))
+        return s;
+    if (magic != VOL_ASM_MAGIC)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, r->base, "not an ASM file (magic 0x%08X)",
+                           magic);
+    if (version != 5 && version != 11 && version != 12)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, r->base + 4,
+                           "ASM version %u is not supported (5, 11 and 12 are)", version);
+    vol_asm *m = trowel_mem_calloc(ctx, 1, sizeof *m);
+    if (!m)
+        return ctx->last_error.status;
+    m->version = version;
+    for (int i = 0; s == TROWEL_OK && has_remaps(version) && i < VOL_ASM_REMAPS; i++)
+        s = read_remaps(r, m, i);
+    if (s == TROWEL_OK)
+        s = check_count(r, count, CONTAINER_MIN, "containers");
+    if (s == TROWEL_OK) {
+        m->containers = trowel_mem_calloc(ctx, count ? count : 1, sizeof *m->containers);
+        if (!m->containers)
+            s = ctx->last_error.status;
+    }
+    for (uint16_t i = 0; s == TROWEL_OK && i < count; i++) {
+        m->container_count = i + 1;
+        s = read_container(r, version, &m->containers[i]);
+    }
+    if (s == TROWEL_OK && trowel_reader_remaining(r) != 0)
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r),
+                        "%llu bytes follow the last container",
+                        (unsigned long long)trowel_reader_remaining(r));
+    if (s != TROWEL_OK) {
+        vol_asm_free(ctx, m);
+        return s;
+    }
+    *out = m;
+    return TROWEL_OK;
+}
+
+void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
+{
+    if (!m)
+        return;
+    for (int i = 0; i < VOL_ASM_REMAPS; i++) {
+        for (uint32_t k = 0; m->remaps[i] && k < m->remap_count[i]; k++)
+            trowel_mem_free(ctx, m->remaps[i][k].name);
+        trowel_mem_free(ctx, m->remaps[i]);
+    }
+    for (uint16_t i = 0; m->containers && i < m->container_count; i++) {
+        vol_asm_container *c = &m->containers[i];
+        for (uint16_t k = 0; c->prims && k < c->prim_count; k++)
+            trowel_mem_free(ctx, c->prims[k].name);
+        trowel_mem_free(ctx, c->prims);
+        trowel_mem_free(ctx, c->sizes);
+        trowel_mem_free(ctx, c->aux);
+        trowel_mem_free(ctx, c->stub_parent);
+        trowel_mem_free(ctx, c->name);
+    }
+    trowel_mem_free(ctx, m->containers);
+    trowel_mem_free(ctx, m);
+}
+
+/* ----------------------------------------------------------------- write */
+
+/* Fields go to the sink one by one; the first failure sticks. */
+typedef struct asm_writer {
+    trowel_sink *out;
+    trowel_status s;
+} asm_writer;
+
+static void put(asm_writer *w, const void *p, size_t n)
+{
+    if (w->s == TROWEL_OK && n)
+        w->s = trowel_sink_write(w->out, p, n);
+}
+
+static void put_u8(asm_writer *w, uint8_t v) { put(w, &v, 1); }
+
+static void put_u16(asm_writer *w, uint16_t v)
+{
+    uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    put(w, b, 2);
+}
+
+static void put_u32(asm_writer *w, uint32_t v)
+{
+    uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(w, b, 4);
+}
+
+static void put_string(asm_writer *w, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    put_u16(w, (uint16_t)n); /* lengths were checked when the model was made */
+    put(w, s, n);
+}
+
+static void write_container(asm_writer *w, uint16_t version, const vol_asm_container *c)
+{
+    put_string(w, c->name);
+    put_u8(w, c->type);
+    put_u16(w, c->flags);
+    put_u16(w, c->prim_count);
+    put_u32(w, c->base_offset);
+    if (!has_remaps(version)) {
+        put_u32(w, c->size_count);
+        put_u32(w, c->read_size);
+    } else {
+        if (version >= 12)
+            put_u8(w, c->compression);
+        put_string(w, c->stub_parent);
+        put_u32(w, c->aux_size);
+        put(w, c->aux, c->aux_size);
+        put_u32(w, c->read_size);
+    }
+    for (uint32_t i = 0; i < c->size_count; i++)
+        put_u32(w, c->sizes[i]);
+    for (uint16_t i = 0; i < c->prim_count; i++) {
+        const vol_asm_primitive *p = &c->prims[i];
+        put_string(w, p->name);
+        put_u8(w, p->type);
+        put_u8(w, p->allocator);
+        put_u8(w, p->flags);
+        put_u8(w, p->split_ext);
+        put_u32(w, p->cpu_size);
+        put_u32(w, p->gpu_size);
+        if (has_remaps(version))
+            put_u8(w, p->alloc_group);
+    }
+}
+
+trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out)
+{
+    for (uint16_t i = 0; i < m->container_count; i++)
+        if (has_remaps(m->version) && m->containers[i].size_count != 2u * m->containers[i].prim_count)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "container '%s': version %u stores 2 sizes per primitive "
+                               "(%u), not %u",
+                               m->containers[i].name, m->version,
+                               2u * m->containers[i].prim_count, m->containers[i].size_count);
+    asm_writer w = {out, TROWEL_OK};
+    put_u32(&w, VOL_ASM_MAGIC);
+    put_u16(&w, m->version);
+    put_u16(&w, m->container_count);
+    for (int i = 0; has_remaps(m->version) && i < VOL_ASM_REMAPS; i++) {
+        put_u32(&w, m->remap_count[i]);
+        for (uint32_t k = 0; k < m->remap_count[i]; k++) {
+            put_string(&w, m->remaps[i][k].name);
+            put_u8(&w, m->remaps[i][k].index);
+        }
+    }
+    for (uint16_t i = 0; i < m->container_count; i++)
+        write_container(&w, m->version, &m->containers[i]);
+    return w.s;
+}
+
+/* ------------------------------------------------------------------ find */
+
+static size_t stem_len(const char *name)
+{
+    static const char ext[] = ".str2_pc";
+    size_t n = strlen(name), e = sizeof ext - 1;
+    if (n >= e) {
+        bool same = true;
+        for (size_t i = 0; i < e && same; i++) {
+            char c = name[n - e + i];
+            same = (c >= 'A' && c <= 'Z' ? c + 32 : c) == ext[i];
+        }
+        if (same)
+            return n - e;
+    }
+    return n;
+}
+
+static bool same_stem(const char *a, const char *b)
+{
+    size_t na = stem_len(a), nb = stem_len(b);
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++) {
+        char x = a[i], y = b[i];
+        if ((x >= 'A' && x <= 'Z' ? x + 32 : x) != (y >= 'A' && y <= 'Z' ? y + 32 : y))
+            return false;
+    }
+    return true;
+}
+
+vol_asm_container *vol_asm_find(vol_asm *m, const char *name)
+{
+    for (uint16_t i = 0; i < m->container_count; i++)
+        if (same_stem(m->containers[i].name, name))
+            return &m->containers[i];
+    return NULL;
+}
