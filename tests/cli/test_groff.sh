@@ -99,6 +99,23 @@ run "$TROWEL" convert cutvalues.grf --to placements -o cut-placements.json
 assert_rc "placements without a readable value table" 0
 assert_contains "placements warn about the value table" "$ERR" "no classes: "
 
+# ---- an SZDD-wrapped GRF (as the game ships them) is read through the szdd
+# input filter, with no extra step: same sections, same placements
+"$TROWEL" create -t szdd -o world.gr_ world.grf
+run "$TROWEL" info world.gr_
+assert_rc "info on an SZDD-wrapped GRF" 0
+assert_eq "info shows the filter chain" "world.gr_: szdd → groff" "$(printf '%s\n' "$OUT" | head -1)"
+run "$TROWEL" list world.gr_
+assert_eq "the wrapped GRF lists the same sections" "$("$TROWEL" list world.grf)" "$OUT"
+run "$TROWEL" convert world.gr_ --to placements -o wrapped-placements.json
+assert_rc "placements of the wrapped GRF" 0
+assert_eq "the wrapped GRF places the same objects" "$(cat placements.json)" \
+    "$(cat wrapped-placements.json)"
+run "$TROWEL" extract world.gr_ -C wrapped
+assert_rc "extract the wrapped GRF" 0
+run "$TROWEL" extract world.grf -C unwrapped
+assert_eq "the wrapped GRF extracts the same sections" "" "$(diff -r wrapped unwrapped)"
+
 # ---- GRF: OBJ + MTL. Box's triangle (0,0,0) (1,0,0) (0,1,0), scale 2, at
 # (10,20,30): (10,20,30) (12,20,30) (10,22,30) in the game's Z-up frame,
 # (x, z, -y) in the Y-up output: (10,30,-20) (12,30,-20) (10,30,-22).
