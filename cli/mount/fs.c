@@ -325,7 +325,8 @@ static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_
         f->view = view;
         f->entry = i;
         f->archive = a;
-        if (view == MOUNT_VIEW_ENTRY && cli_nested_candidate(e->name) && add_nest_dir(f) != 0)
+        if (view == MOUNT_VIEW_ENTRY && fs->cfg->recursive && cli_nested_candidate(e->name) &&
+            add_nest_dir(f) != 0)
             return ENOMEM;
         if (trowel_archive_entry_size_exact(a, i)) {
             f->size = e->size;

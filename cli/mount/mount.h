@@ -11,7 +11,7 @@
  * solid or backward-coded stream (the Delphine packer) is decoded once and
  * then served at any offset from memory.
  *
- * Beside every entry that is an archive trowel can open (cli_nested_candidate,
+ * With -r, beside every entry that is an archive trowel can open (cli_nested_candidate,
  * as list -r and extract -r decide), a folder ENTRY.d/ holds its tree, as
  * extract -r writes it: the nested archive is opened when the folder is
  * first listed or walked through, down to TROWEL_NEST_MAX levels.
@@ -102,6 +102,7 @@ typedef struct mount_config {
     const char *mountpoint;
     bool foreground;        /* -f: stay in the foreground, messages on stderr */
     bool debug;             /* libfuse's own trace (hidden --debug) */
+    bool recursive;         /* -r: nested archives as ENTRY.d/ folders */
     uint64_t cache_limit;   /* decoded bytes kept at most */
 } mount_config;
 
