@@ -1,5 +1,5 @@
 /*
- * trowel mount ARCHIVE MOUNTPOINT [-f] [--raw] [--names LIST] [-O KEY=VALUE]...
+ * trowel mount ARCHIVE MOUNTPOINT [-f] [-r] [--raw] [--names LIST] [-O KEY=VALUE]...
  * trowel umount MOUNTPOINT
  * The archive as a read-only folder through FUSE (cli/mount/): the tree
  * extract would write, and other views under .trowel/. umount asks
@@ -92,7 +92,8 @@ static int run_mount(const cli_args *args, cli_session *s)
     const char *path = args->operands[0];
     mount_config cfg = {.archive = path, .mountpoint = args->operands[1],
                         .foreground = cli_args_has(args, OPT_FOREGROUND),
-                        .debug = cli_args_has(args, OPT_DEBUG), .cache_limit = cache};
+                        .debug = cli_args_has(args, OPT_DEBUG),
+                        .recursive = cli_args_has(args, OPT_RECURSIVE), .cache_limit = cache};
     cli_opened o = {0}, raw = {0};
     rc = cli_open_archive(s, path, fmt, &o);
     if (rc == CLI_EXIT_OK)
@@ -132,6 +133,8 @@ static void mount_help(FILE *f)
 static const cli_option mount_options[] = {
     {OPT_FOREGROUND, 'f', "foreground", NULL,
      "stay in the foreground (errors on stderr; Ctrl-C unmounts)"},
+    {OPT_RECURSIVE, 'r', "recursive", NULL,
+     "show entries that are archives as folders too (ENTRY.d/, as extract -r)"},
     {OPT_CACHE, 0, "cache", "SIZE", "keep at most SIZE decoded bytes (default: half of --mem-limit)"},
     {OPT_RAW, 0, "raw", NULL, "show entries as stored, not converted (as extract --raw)"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
@@ -143,7 +146,7 @@ static const cli_option mount_options[] = {
 
 const cli_command cli_cmd_mount = {
     .name = "mount",
-    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [--cache SIZE] [--raw] [--names LIST] "
+    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [-r] [--cache SIZE] [--raw] [--names LIST] "
                 "[-O KEY=VALUE]...",
     .summary = "show an archive as a read-only folder (FUSE)",
     .description =
@@ -154,8 +157,12 @@ const cli_command cli_cmd_mount = {
         "holds archive.json (convert --to json), manifest.json (extract\n"
         "--manifest), raw/ (the entries as stored, where the format converts\n"
         "them) and convert/ (each entry in every format it converts to, made\n"
-        "when read). An entry that cannot be read gives EIO and an error on\n"
-        "stderr (the system log once detached); the others stay readable.",
+        "when read). With -r, an entry that is an archive itself (a .str2_pc in\n"
+        "a .vpp_pc) also shows as the folder ENTRY.d/ beside it, holding its\n"
+        "tree as 'extract -r' writes it; it is opened when first listed, and so\n"
+        "on down. An entry (or nested archive) that cannot be read gives EIO\n"
+        "and an error on stderr (the system log once detached); the others stay\n"
+        "readable.",
     .options = mount_options,
     .more_help = mount_help,
     .run = run_mount,

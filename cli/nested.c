@@ -9,9 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* True when name ends with one of the space-separated extensions of a
- * format whose entries can be read. */
-static bool archive_extension(const char *name)
+bool cli_nested_candidate(const char *name)
 {
     const char *dot = strrchr(name, '.');
     if (!dot)
@@ -34,7 +32,7 @@ int cli_nested_open(cli_session *s, const char *path, trowel_archive *a, size_t 
 {
     *out = NULL;
     const trowel_entry *e = trowel_archive_entry(a, index);
-    if (!archive_extension(e->name))
+    if (!cli_nested_candidate(e->name))
         return CLI_EXIT_OK;
     trowel_archive *n = NULL;
     if (trowel_archive_open_entry(a, index, NULL, &n) != TROWEL_OK)

@@ -13,6 +13,11 @@
  * go into ("DLC_HA_08_08.str2_pc.d/x.layer_pc"). */
 #define CLI_NESTED_DIR_SUFFIX ".d"
 
+/* True when name ends with the extension of a format whose entries hold
+ * data (TROWEL_CAP_LIST): the entries worth trying as nested archives
+ * (list -r, extract -r, and the ENTRY.d/ folders of mount). */
+bool cli_nested_candidate(const char *name);
+
 /* Opens entry index of a as a nested archive when its name ends with an
  * extension of a format whose entries hold data (TROWEL_CAP_LIST) and it
  * opens as such a format: CLI_EXIT_OK with *out set. An entry that is not

@@ -8,6 +8,7 @@
 #define FUSE_USE_VERSION 31
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "mount.h"
+#include "../nested.h"
 
 #include <fuse.h>
 
@@ -90,10 +91,17 @@ static void lru_push(mount_fs *fs, mount_node *n)
         fs->lru_tail = n;
 }
 
+static trowel_archive *archive_of(const mount_fs *fs, const mount_node *n)
+{
+    if (n->archive)
+        return n->archive;
+    return n->view == MOUNT_VIEW_RAW ? fs->raw : fs->a;
+}
+
 static void release(mount_fs *fs, mount_node *n)
 {
     switch (n->hold) {
-    case MOUNT_HOLD_ENTRY: trowel_archive_free_data(fs->a, n->holder); break;
+    case MOUNT_HOLD_ENTRY: trowel_archive_free_data(archive_of(fs, n), n->holder); break;
     case MOUNT_HOLD_SINK: trowel_sink_discard(n->holder); break;
     case MOUNT_HOLD_TEXT: trowel_free(n->holder); break;
     case MOUNT_HOLD_NONE: break;
@@ -138,11 +146,6 @@ static void keep(mount_fs *fs, mount_node *n, const uint8_t *data, size_t len, m
 /* ---------------------------------------------------------------- loading */
 
 static int load(mount_fs *fs, mount_node *n);
-
-static trowel_archive *archive_of(const mount_fs *fs, const mount_node *n)
-{
-    return n->view == MOUNT_VIEW_RAW ? fs->raw : fs->a;
-}
 
 static trowel_status load_entry(mount_fs *fs, mount_node *n)
 {
@@ -274,8 +277,27 @@ static void warn_skipped(mount_fs *fs, const char *name, const char *why)
     cli_print_warning(fs->cfg->archive, &w);
 }
 
+/* Beside f, an entry of the main tree or of a nested archive that may be
+ * an archive itself, the folder F.d/ its entries go in (opened on first
+ * use). A name already taken keeps what took it. */
+static int add_nest_dir(mount_node *f)
+{
+    size_t len = strlen(f->name) + sizeof CLI_NESTED_DIR_SUFFIX;
+    char *name = malloc(len);
+    if (!name)
+        return ENOMEM;
+    snprintf(name, len, "%s" CLI_NESTED_DIR_SUFFIX, f->name);
+    mount_node *d = mount_tree_new_dir(f->parent, name);
+    free(name);
+    if (d) {
+        d->nest_entry = f;
+        d->expanded = false;
+    }
+    return 0;
+}
+
 /* Adds every entry of a under root with view; the main tree also records
- * its files in entry order. Names are those extract writes. */
+ * its files in entry order. Names are those extract -r writes. */
 static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_view view)
 {
     for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
@@ -302,11 +324,15 @@ static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_
         }
         f->view = view;
         f->entry = i;
+        f->archive = a;
+        if (view == MOUNT_VIEW_ENTRY && fs->cfg->recursive && cli_nested_candidate(e->name) &&
+            add_nest_dir(f) != 0)
+            return ENOMEM;
         if (trowel_archive_entry_size_exact(a, i)) {
             f->size = e->size;
             f->size_known = true;
         }
-        if (view == MOUNT_VIEW_ENTRY)
+        if (view == MOUNT_VIEW_ENTRY && a == fs->a)
             fs->files[fs->file_count++] = f;
     }
     return 0;
@@ -389,10 +415,43 @@ static void add_conversions(mount_fs *fs, mount_node *src)
     }
 }
 
+/* ENTRY.d/: the nested archive in dir->nest_entry, opened in place (its
+ * memory counts against the limit: cached files make room for it). One
+ * that fails to open (damaged, or nested past TROWEL_NEST_MAX) is
+ * reported once and its folder gives EIO; the rest stays readable. */
+static void expand_nested(mount_fs *fs, mount_node *dir)
+{
+    const mount_node *src = dir->nest_entry;
+    trowel_archive *outer = archive_of(fs, src), *nested = NULL;
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_status st = trowel_archive_open_entry(outer, src->entry, NULL, &nested);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL);
+        trowel_ctx_clear_error(fs->s->ctx);
+        st = trowel_archive_open_entry(outer, src->entry, NULL, &nested);
+    }
+    if (st != TROWEL_OK) {
+        dir->nest_failed = true;
+        report_failure(fs, dir);
+        return;
+    }
+    dir->nested = nested;
+    /* Detected as a format without entries (as list -r, nothing inside). */
+    if (!(trowel_format_caps(trowel_archive_format(nested)) & TROWEL_CAP_LIST))
+        return;
+    if (add_entries(fs, nested, dir, MOUNT_VIEW_ENTRY) != 0) {
+        dir->nest_failed = true;
+        cli_error("%s: out of memory", fs->cfg->archive);
+    }
+    mount_tree_sort(dir);
+}
+
 static void expand(void *user, mount_node *dir)
 {
     mount_fs *fs = user;
     dir->expanded = true;
+    if (dir->nest_entry)
+        expand_nested(fs, dir);
     if (dir != fs->convert)
         return;
     for (size_t i = 0; i < fs->file_count; i++)
@@ -466,6 +525,8 @@ static int fs_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t o
         return -ENOTDIR;
     if (!d->expanded)
         expand(fs, d);
+    if (d->nest_failed)
+        return -EIO;
     fill(buf, ".", NULL, 0, 0);
     fill(buf, "..", NULL, 0, 0);
     for (size_t i = 0; i < d->child_count; i++)
@@ -594,6 +655,16 @@ static void release_all(mount_fs *fs)
         release(fs, fs->lru_head);
 }
 
+/* Closes the nested archives, the innermost first (each before the archive
+ * it lives in). */
+static void close_nested(mount_node *n)
+{
+    for (size_t i = 0; n->is_dir && i < n->child_count; i++)
+        close_nested(n->children[i]);
+    trowel_archive_close(n->nested);
+    n->nested = NULL;
+}
+
 int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mount_config *cfg)
 {
     mount_fs fs = {.s = s, .cfg = cfg, .a = a,
@@ -606,8 +677,10 @@ int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mo
     else
         rc = run_loop(&fs);
     release_all(&fs);
-    if (fs.root)
+    if (fs.root) {
         free_targets(fs.root);
+        close_nested(fs.root);
+    }
     mount_tree_free(fs.root);
     free(fs.files);
     return rc;

@@ -10,6 +10,11 @@
  * decoded) and keeps it in an LRU cache under the memory limit, so a
  * solid or backward-coded stream (the Delphine packer) is decoded once and
  * then served at any offset from memory.
+ *
+ * With -r, beside every entry that is an archive trowel can open (cli_nested_candidate,
+ * as list -r and extract -r decide), a folder ENTRY.d/ holds its tree, as
+ * extract -r writes it: the nested archive is opened when the folder is
+ * first listed or walked through, down to TROWEL_NEST_MAX levels.
  */
 #ifndef TROWEL_CLI_MOUNT_H
 #define TROWEL_CLI_MOUNT_H
@@ -42,9 +47,16 @@ struct mount_node {
     mount_node **children; /* sorted by name once built (mount_tree_sort) */
     size_t child_count, child_cap;
     bool expanded;
+    /* ENTRY.d/ folders: the nested archive in the file nest_entry, opened
+     * when the folder is first used and kept until unmount; nest_failed
+     * when it would not open (EIO on the folder). */
+    mount_node *nest_entry;
+    trowel_archive *nested;
+    bool nest_failed;
     /* Files. */
     mount_view view;
     size_t entry;         /* ENTRY, RAW: the index in its archive */
+    trowel_archive *archive; /* ENTRY, RAW: that archive (a nested one, or the mount's) */
     mount_node *source;   /* CONVERT: the file whose bytes are converted */
     const char *target;   /* CONVERT: the convert target (static or kept) */
     uint64_t size;        /* bytes, once size_known */
@@ -67,6 +79,9 @@ mount_node *mount_tree_dir(const char *name);
  * Returns 0 and the node, EEXIST when the path or a folder on it is taken
  * by something else, or ENOMEM. */
 int mount_tree_add_file(mount_node *root, const char *path, mount_node **out);
+/* Adds a folder named name inside dir; NULL when the name is taken or
+ * memory is exhausted. */
+mount_node *mount_tree_new_dir(mount_node *dir, const char *name);
 /* Adds (or finds) a folder named name inside dir. NULL: ENOMEM or taken. */
 mount_node *mount_tree_add_dir(mount_node *dir, const char *name);
 /* Sorts every folder's children so lookups can bisect. */
@@ -87,6 +102,7 @@ typedef struct mount_config {
     const char *mountpoint;
     bool foreground;        /* -f: stay in the foreground, messages on stderr */
     bool debug;             /* libfuse's own trace (hidden --debug) */
+    bool recursive;         /* -r: nested archives as ENTRY.d/ folders */
     uint64_t cache_limit;   /* decoded bytes kept at most */
 } mount_config;
 

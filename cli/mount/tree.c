@@ -74,6 +74,18 @@ static mount_node *step_into(mount_node *dir, const char *name, size_t len, int 
     return c;
 }
 
+mount_node *mount_tree_new_dir(mount_node *dir, const char *name)
+{
+    if (find_child_scan(dir, name, strlen(name)))
+        return NULL;
+    mount_node *c = new_node(name, strlen(name), true);
+    if (!c || !append_child(dir, c)) {
+        mount_tree_free(c);
+        return NULL;
+    }
+    return c;
+}
+
 mount_node *mount_tree_add_dir(mount_node *dir, const char *name)
 {
     int err = 0;
