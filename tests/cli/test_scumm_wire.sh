@@ -150,6 +150,13 @@ run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=99 -o none
 assert_usage_error "costume=99"
 assert_contains "costume=99: message" "$ERR" "no costume number 99 in this game"
 assert_no_file "costume=99: nothing left" none
+run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=x -o none
+assert_usage_error "costume=x"
+assert_contains "costume=x: message" "$ERR" "costume=x: not a costume number (0 to 65535)"
+assert_no_file "costume=x: nothing left" none
+run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=006 -o six
+assert_rc "costume=006" 0
+assert_eq "costume=006: costume 6" room08/cost006 "$(folders six costume.json)"
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O entry=room06/room.room -o none
 assert_usage_error "entry that is no costume"
 assert_no_file "entry that is no costume: nothing left" none

@@ -33,7 +33,9 @@
 #include "core/input.h"
 #include "core/sink.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 8      /* deepest nesting verify walks */
@@ -719,19 +721,12 @@ static bool is_costume(const res_state *st, size_t i)
            (strcmp(st->meta[i].tag, "COST") == 0 || strcmp(st->meta[i].tag, "AKOS") == 0);
 }
 
-/* Does costume entry i pass -O costume=N / entry=NAME (none: all do)? */
-static bool wanted(const trowel_archive *a, size_t i, const char *number, const char *name)
+/* Does costume entry i pass -O costume=N (number >= 0) / entry=NAME? */
+static bool wanted(const trowel_archive *a, size_t i, long number, const char *name)
 {
-    if (name && strcmp(a->entries[i].name, name) != 0)
-        return false;
-    if (number) {
-        const res_state *st = a->priv;
-        char text[24];
-        snprintf(text, sizeof text, "%d", st->meta[i].number);
-        if (st->meta[i].number < 0 || strcmp(text, number) != 0)
-            return false;
-    }
-    return true;
+    const res_state *st = a->priv;
+    return (!name || strcmp(a->entries[i].name, name) == 0) &&
+           (number < 0 || st->meta[i].number == number);
 }
 
 /* Reads costume entry i and writes it into its folder (the entry name
@@ -766,23 +761,34 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
                                         const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
     const res_state *st = a->priv;
-    const char *number = trowel_options_get(opts, nopts, "costume");
+    const char *text = trowel_options_get(opts, nopts, "costume");
     const char *name = trowel_options_get(opts, nopts, "entry");
+    long number = -1;
+    if (text) {
+        char *end;
+        errno = 0;
+        number = strtol(text, &end, 10);
+        if (end == text || *end || errno || number < 0 || number > UINT16_MAX)
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "costume=%s: not a costume number (0 to 65535)", text);
+    }
     size_t done = 0;
     for (size_t i = 0; i < a->entry_count; i++) {
         if (!is_costume(st, i) || !wanted(a, i, number, name))
             continue;
+        trowel_set_entry(a->ctx, a->entries[i].name); /* errors name the costume */
         trowel_status s = convert_one(a, i, target, opts, nopts, dir);
+        trowel_set_entry(a->ctx, NULL);
         if (s != TROWEL_OK)
             return s;
         done++;
     }
     if (done > 0)
         return TROWEL_OK;
-    if (number || name)
+    if (text || name)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "no costume %s%s in this game (see trowel list)",
-                           number ? "number " : "named ", number ? number : name);
+                           text ? "number " : "named ", text ? text : name);
     return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                        "no costumes (COST or AKOS blocks) in this game%s",
                        st->has_data ? "" : ": its data file was not found");
