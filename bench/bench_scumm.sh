@@ -11,6 +11,11 @@
 # Reports pictures per second (pictures decoded, counting every run) and
 # the wall time of one pass over all costumes. Each run is a process, so
 # the figures include start-up: these costumes are small.
+#
+# Then every game of the corpus (scumm/*/*.001): the wall time of
+#   game png: trowel convert GAME.001 --to png -o DIR (every costume, room palettes)
+#   game gif: trowel convert GAME.001 --to gif -o DIR
+# median of BENCH_RUNS measurements of BENCH_REPEAT conversions each.
 set -euo pipefail
 
 build=${1:-build}
@@ -59,4 +64,26 @@ for step in decode png gif; do
     pps=$(echo "$pictures * $repeat / $secs" | bc -l)
     ms=$(echo "$secs * 1000 / $repeat" | bc -l)
     printf '%-8s %14.0f %16.1f\n' "$step" "$pps" "$ms"
+done
+
+mapfile -t games < <(ls "$corpus"/scumm/*/*.001 2>/dev/null)
+measure_game() { # GAME TARGET: seconds for BENCH_REPEAT conversions
+    local game=$1 target=$2 start end
+    start=$(now)
+    for ((r = 0; r < repeat; r++)); do
+        rm -rf "$work/game" && "$trowel" convert "$game" --to "$target" -o "$work/game"
+    done
+    end=$(now)
+    echo "$end - $start" | bc -l
+}
+echo
+printf '%-16s %9s %9s %12s %12s\n' game costumes pictures "ms png" "ms gif"
+for game in "${games[@]}"; do
+    n=$("$trowel" list "$game" | grep -c '\.\(cost\|akos\)$' || true)
+    rm -rf "$work/game" && "$trowel" convert "$game" --to png -o "$work/game"
+    pics=$(find "$work/game" -name 'pic_*.png' | wc -l)
+    png=$(for ((i = 0; i < runs; i++)); do measure_game "$game" png; done | median)
+    gif=$(for ((i = 0; i < runs; i++)); do measure_game "$game" gif; done | median)
+    printf '%-16s %9d %9d %12.1f %12.1f\n' "$(basename "$game")" "$n" "$pics" \
+        "$(echo "$png * 1000 / $repeat" | bc -l)" "$(echo "$gif * 1000 / $repeat" | bc -l)"
 done

@@ -494,9 +494,16 @@ trowel_status scumm_costume_structure(trowel_archive *a, json_object *root)
 
 /* ---------------------------------------------------------------- output */
 
-static trowel_status write_sink(trowel_outdir *dir, const char *name, trowel_sink **sink)
+/* name inside the costume's folder: the output folder itself, or the
+ * costume's own folder in it (c->folder, for the costumes of a game). */
+static trowel_status write_sink(const scumm_costume *c, trowel_outdir *dir, const char *name,
+                                trowel_sink **sink)
 {
-    return trowel_outdir_create(dir, name, sink);
+    if (!c->folder)
+        return trowel_outdir_create(dir, name, sink);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", c->folder, name);
+    return trowel_outdir_create(dir, path, sink);
 }
 
 static trowel_status finish(trowel_sink *sink, trowel_status s)
@@ -535,14 +542,14 @@ static trowel_status write_png_folder(scumm_costume *c, const trowel_palette *pa
         char name[32];
         snprintf(name, sizeof name, "pic_%03zu.png", i);
         trowel_sink *out;
-        if ((s = write_sink(dir, name, &out)) == TROWEL_OK)
+        if ((s = write_sink(c, dir, name, &out)) == TROWEL_OK)
             s = finish(out, trowel_image_png_one(&f, i, pal, out));
     }
     trowel_sheet sheet = {0};
     if (s == TROWEL_OK && c->picture_count > 0) {
         trowel_palette sheet_pal = *pal;
         trowel_sink *out;
-        if ((s = write_sink(dir, "sheet.png", &out)) == TROWEL_OK)
+        if ((s = write_sink(c, dir, "sheet.png", &out)) == TROWEL_OK)
             s = finish(out, trowel_image_png_sheet(&f, (uint32_t)columns, &sheet_pal, out, &sheet));
     }
     if (s != TROWEL_OK)
@@ -551,7 +558,7 @@ static trowel_status write_png_folder(scumm_costume *c, const trowel_palette *pa
     const char *text = json_object_to_json_string_ext(
         atlas, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_sink *out;
-    if ((s = write_sink(dir, "costume.json", &out)) == TROWEL_OK) {
+    if ((s = write_sink(c, dir, "costume.json", &out)) == TROWEL_OK) {
         s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, "\n", 1);
@@ -687,7 +694,7 @@ static trowel_status write_gif(scumm_costume *c, size_t index, gif_plan *g,
     char name[40];
     snprintf(name, sizeof name, "anim%03zu_%s.gif", index, direction_names[direction]);
     trowel_sink *out;
-    trowel_status s = write_sink(dir, name, &out);
+    trowel_status s = write_sink(c, dir, name, &out);
     if (s == TROWEL_OK)
         s = finish(out, trowel_gif_write(ctx, out, &gif, frames, g->frames));
     trowel_mem_free(ctx, px);
@@ -753,9 +760,9 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
 }
 
 trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                          const uint8_t *room_rgb, const char *target,
-                                          const char *const *opts, size_t nopts,
-                                          trowel_outdir *dir)
+                                          const uint8_t *room_rgb, const char *folder,
+                                          const char *target, const char *const *opts,
+                                          size_t nopts, trowel_outdir *dir)
 {
     scumm_costume c;
     bool akos = size >= 4 && memcmp(block, "AKOS", 4) == 0;
@@ -763,6 +770,7 @@ trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block,
                            : scumm_cost_decode(ctx, block, size, &c);
     if (s != TROWEL_OK)
         return s;
+    c.folder = folder;
     s = convert_costume(&c, room_rgb, target, opts, nopts, dir);
     scumm_costume_free(&c);
     return s;

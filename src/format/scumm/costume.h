@@ -90,6 +90,7 @@ typedef struct scumm_costume {
     scumm_picture *pictures;
     size_t picture_count;
     size_t warnings;
+    const char *folder; /* output names go inside it (NULL: the output folder) */
 } scumm_costume;
 
 /* One step of a limb's sequence: a picture, or a command without one. */
@@ -132,12 +133,13 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
 void scumm_costume_close(trowel_archive *a);
 
 /* For a costume inside a game file: decodes the block (COST or AKOS, by its
- * tag) and writes the png or gif folder with the room palette room_rgb
- * (768 bytes; NULL: -O palette=FILE or the default). */
+ * tag) and writes the png or gif files into folder (a path inside dir;
+ * NULL: dir itself) with the room palette room_rgb (768 bytes; -O
+ * palette=FILE overrides it; NULL: that file or the default). */
 trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                          const uint8_t *room_rgb, const char *target,
-                                          const char *const *opts, size_t nopts,
-                                          trowel_outdir *dir);
+                                          const uint8_t *room_rgb, const char *folder,
+                                          const char *target, const char *const *opts,
+                                          size_t nopts, trowel_outdir *dir);
 
 /* The AKSQ disassembly (a JSON array of {"at", "op", "name", args}). */
 struct json_object *scumm_aksq_disassemble(const scumm_costume *c);

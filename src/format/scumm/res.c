@@ -29,9 +29,13 @@
  * against the ScummC-built games of the corpus.
  */
 #include "scumm.h"
+#include "costume.h"
 #include "core/input.h"
+#include "core/sink.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_DEPTH 8      /* deepest nesting verify walks */
@@ -64,6 +68,7 @@ typedef struct res_entry {
     char tag[5];
     int room;          /* -1: not a room's */
     size_t room_block; /* entry index of the room's ROOM block */
+    int number;        /* the index's number for it; -1: none */
 } res_entry;
 
 typedef struct res_state {
@@ -170,6 +175,7 @@ static trowel_status add(trowel_archive *a, const block *b, const char *name, in
     memcpy(m->tag, b->tag, 5);
     m->room = room;
     m->room_block = room_block;
+    m->number = -1;
     trowel_entry e = {.name = name, .size = b->size, .packed_size = b->size, .offset = b->off};
     trowel_props *x = trowel_archive_add_entry(a, &e);
     if (!x)
@@ -346,6 +352,8 @@ static trowel_status open_lflf(trowel_archive *a, const block *lflf, unsigned or
                      low);
         s = add(a, &b, name, FILE_DATA, number, room_entry);
         if (s == TROWEL_OK && n >= 0) /* the resource number the index gives it */
+            st->meta[a->entry_count - 1].number = n;
+        if (s == TROWEL_OK && n >= 0)
             s = trowel_props_add_uint(a->entry_extra[a->entry_count - 1], "number", (uint64_t)n);
     }
     return s;
@@ -705,6 +713,93 @@ trowel_status trowel_scumm_room_palette(trowel_archive *a, size_t index, uint8_t
     return s;
 }
 
+/* ------------------------------------------------------------- convert */
+
+static bool is_costume(const res_state *st, size_t i)
+{
+    return st->meta[i].file == FILE_DATA &&
+           (strcmp(st->meta[i].tag, "COST") == 0 || strcmp(st->meta[i].tag, "AKOS") == 0);
+}
+
+/* Does costume entry i pass -O costume=N (number >= 0) / entry=NAME? */
+static bool wanted(const trowel_archive *a, size_t i, long number, const char *name)
+{
+    const res_state *st = a->priv;
+    return (!name || strcmp(a->entries[i].name, name) == 0) &&
+           (number < 0 || st->meta[i].number == number);
+}
+
+/* Reads costume entry i and writes it into its folder (the entry name
+ * without its extension: room06/cost002/...) with its room's palette. */
+static trowel_status convert_one(trowel_archive *a, size_t i, const char *target,
+                                 const char *const *opts, size_t nopts, trowel_outdir *dir)
+{
+    trowel_ctx *ctx = a->ctx;
+    uint8_t rgb[768];
+    trowel_status s = trowel_scumm_room_palette(a, i, rgb);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_sink *sink;
+    if ((s = trowel_sink_open_memory(ctx, &sink)) != TROWEL_OK)
+        return s;
+    s = res_read_entry(a, i, sink);
+    if (s == TROWEL_OK) {
+        char folder[256];
+        snprintf(folder, sizeof folder, "%s", a->entries[i].name);
+        char *dot = strrchr(folder, '.');
+        if (dot)
+            *dot = '\0';
+        size_t n;
+        const uint8_t *data = trowel_sink_data(sink, &n);
+        s = scumm_costume_convert_block(ctx, data, n, rgb, folder, target, opts, nopts, dir);
+    }
+    trowel_sink_discard(sink);
+    return s;
+}
+
+static trowel_status res_convert_folder(trowel_archive *a, const char *target,
+                                        const char *const *opts, size_t nopts, trowel_outdir *dir)
+{
+    const res_state *st = a->priv;
+    const char *text = trowel_options_get(opts, nopts, "costume");
+    const char *name = trowel_options_get(opts, nopts, "entry");
+    long number = -1;
+    if (text) {
+        char *end;
+        errno = 0;
+        number = strtol(text, &end, 10);
+        if (end == text || *end || errno || number < 0 || number > UINT16_MAX)
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "costume=%s: not a costume number (0 to 65535)", text);
+    }
+    size_t done = 0;
+    for (size_t i = 0; i < a->entry_count; i++) {
+        if (!is_costume(st, i) || !wanted(a, i, number, name))
+            continue;
+        trowel_set_entry(a->ctx, a->entries[i].name); /* errors name the costume */
+        trowel_status s = convert_one(a, i, target, opts, nopts, dir);
+        trowel_set_entry(a->ctx, NULL);
+        if (s != TROWEL_OK)
+            return s;
+        done++;
+    }
+    if (done > 0)
+        return TROWEL_OK;
+    if (text || name)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "no costume %s%s in this game (see trowel list)",
+                           text ? "number " : "named ", text ? text : name);
+    return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                       "no costumes (COST or AKOS blocks) in this game%s",
+                       st->has_data ? "" : ": its data file was not found");
+}
+
+static const trowel_option_info res_options[] = {
+    {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif"},
+    {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif"},
+    SCUMM_COSTUME_OPTIONS,
+    {NULL, NULL, NULL, NULL}};
+
 /* ---------------------------------------------------------------- table */
 
 const trowel_format trowel_format_scumm_res = {
@@ -714,7 +809,10 @@ const trowel_format trowel_format_scumm_res = {
     .extensions = ".000 .001 .la0 .la1",
     .caps = TROWEL_CAP_LIST,
     .create_options = "",
-    .convert_targets = "",
+    .convert_targets = "png gif",
+    .options = res_options,
+    .folder_targets = "png gif",
+    .convert_folder = res_convert_folder,
     .bid = res_bid,
     .open = res_open,
     .read_entry = res_read_entry,

@@ -189,22 +189,30 @@ static trowel_status load_swp(trowel_archive *a, pid_state *st)
                        : trowel_fail(a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
                                      "no page file beside the PID (%s)", st->swp_path);
     st->swp_tried = true;
-    const char *name = trowel_input_name(a->in);
-    size_t n = strlen(name);
-    const char *dot = strrchr(name, '.');
-    size_t stem = dot && !strchr(dot, '/') ? (size_t)(dot - name) : n;
+    /* The sibling is asked for by its plain name beside the PID, through
+     * the open hook (an embedder may serve it); st->swp_path names it in
+     * messages as a path. */
+    const char *path = trowel_input_name(a->in);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    int stem = (int)(dot ? (size_t)(dot - base) : strlen(base));
+    int folder = (int)(base - path);
     static const char *const exts[] = {".spz", ".SPZ", ".swp", ".SWP"};
     trowel_input *in = NULL;
     int found = -1;
     for (int i = 0; i < 4 && found < 0; i++) {
-        snprintf(st->swp_path, sizeof st->swp_path, "%.*s%s", (int)stem, name, exts[i]);
+        char name[256];
+        snprintf(name, sizeof name, "%.*s%s", stem, base, exts[i]);
+        snprintf(st->swp_path, sizeof st->swp_path, "%.*s%s", folder, path, name);
         trowel_error saved = a->ctx->last_error;
-        if (trowel_input_open_file(a->ctx, st->swp_path, &in) == TROWEL_OK)
+        if (trowel_open_related(a->ctx, path, name, &in) == TROWEL_OK)
             found = i;
         a->ctx->last_error = saved;
     }
     if (found < 0) {
-        snprintf(st->swp_path, sizeof st->swp_path, "%.*s.spz or .swp", (int)stem, name);
+        snprintf(st->swp_path, sizeof st->swp_path, "%.*s%.*s.spz or .swp", folder, path, stem,
+                 base);
         return trowel_fail(a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
                            "no page file beside the PID (%s)", st->swp_path);
     }
