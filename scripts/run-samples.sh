@@ -268,6 +268,16 @@ show "$trowel" info tres/pages-130.spz
 show "$trowel" extract -C tres/out tres/pages-130.spz
 cmp tres/out/pages-130.swp tres/pages-130.swp
 made tres/hills.wtd tres/out/hills.png tres/out/hills.obj tres/out/hills.glb tres/pages-130.spz
+if command -v python3 >/dev/null; then
+  # A PID texture directory from the documented layout, its pages packed as SPZ
+  # beside it: one PNG per raster, the mip chain in one folder, the bump map
+  # with its angle map, and index.json.
+  python3 "$here/tests/tools/make_pid.py" tres/pid
+  show "$trowel" create -t spz -o tres/pid/lvl-130.spz tres/pid/pages.bin
+  show "$trowel" list tres/pid/lvl-130.pid
+  show "$trowel" extract -C tres/textures tres/pid/lvl-130.pid
+  made tres/pid/lvl-130.pid tres/textures
+fi
 
 section "Trespasser: GROFF scenes and worlds"
 mkdir -p tres/scn
@@ -370,6 +380,25 @@ show "$trowel" create -t vpp -O base=vpp/stream.str2_pc -O delete=empty.rfgzone_
 show "$trowel" list vpp/edited.str2_pc
 made vpp/rebuilt.str2_pc vpp/edited.str2_pc
 
+section "Volition codecs: zlib and LZ4 streams, read back by their own tools"
+mkdir -p codecs
+cat "$here"/docs/*.md >codecs/docs.txt
+show "$trowel" compress -c zlib -O level=9 -o codecs/docs.zlib codecs/docs.txt
+show "$trowel" compress -c lz4 -o codecs/docs.lz4 codecs/docs.txt
+show "$trowel" decompress -c zlib -o codecs/back.txt codecs/docs.zlib
+cmp codecs/back.txt codecs/docs.txt
+if command -v python3 >/dev/null; then # zlib's own inflate, through python3
+  python3 -c 'import sys, zlib; sys.stdout.buffer.write(zlib.decompress(open(sys.argv[1], "rb").read()))' \
+    codecs/docs.zlib | cmp - codecs/docs.txt
+fi
+if command -v lz4 >/dev/null; then
+  lz4 -q -d -c codecs/docs.lz4 | cmp - codecs/docs.txt
+  lz4 -q -c codecs/docs.txt >codecs/peer.lz4
+  show "$trowel" decompress -c lz4 -o codecs/peer.txt codecs/peer.lz4
+  cmp codecs/peer.txt codecs/docs.txt
+fi
+made codecs/docs.zlib codecs/docs.lz4
+
 # -------------------------------------------------------------- summary
 section "Summary"
 printf 'Samples made in %s:\n' "${samples#"$here"/}"
@@ -389,10 +418,14 @@ printf '\nValve: 3 scenes compiled into scenes.image, decompiled, 1 edited + 1 n
 printf 'Trespasser: a 100x60 height map -> hills.wtd (%s bytes) -> PNG/OBJ/GLB, re-encoded bit for bit; SPZ round trip\n' \
   "$(stat -c %s tres/hills.wtd)"
 printf 'Cinematique: 8 assets converted to PNG/WAV/JSON, packed into 2 part files and VOL.CNF\n'
+[ -d tres/textures ] && printf 'Trespasser: a PID texture directory to %s PNGs and index.json\n' \
+  "$(find tres/textures -name '*.png' | wc -l | tr -d ' ')"
 printf 'Trespasser: a GROFF scene rebuilt from its sections; a GRF world to placements, OBJ + MTL and GLB\n'
 printf 'SCUMM: a costume built from 3 PNG frames, converted to a sheet + atlas and %s GIFs, rebuilt identical\n' \
   "$(ls scumm/gif | wc -l | tr -d ' ')"
 
+printf 'Codecs: zlib %s and LZ4 %s bytes from %s, read back by zlib and the lz4 command\n' \
+  "$(stat -c %s codecs/docs.zlib)" "$(stat -c %s codecs/docs.lz4)" "$(stat -c %s codecs/docs.txt)"
 printf 'Volition: 4 packfiles (v3 raw, v3 compressed+condensed, v10, v17 LZ4), rebuilt from a manifest byte for byte, edited in place\n'
 printf '%s\n' "$peer_note"
 printf 'SCUMM: a 1-room game read through the xor69 filter, %s blocks extracted decrypted\n' \
