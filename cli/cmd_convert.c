@@ -111,6 +111,10 @@ static int run_convert(const cli_args *args, cli_session *s)
     if ((rc = cli_open_archive(s, args->operands[0], fmt, &o)) != CLI_EXIT_OK)
         return rc;
     rc = convert(s, args, o.a, target);
+    /* What could be read was converted (the warnings at open said what
+     * could not); a damaged file still fails, as with info and list. */
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a))
+        rc = CLI_EXIT_FAILURE;
     cli_close_archive(&o);
     return rc;
 }

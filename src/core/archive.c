@@ -249,15 +249,15 @@ void trowel_archive_close(trowel_archive *a)
 /* -------------------------------------------------------- nested archives */
 
 /* The entry's bytes as an input: a window of the parent's input when the
- * entry is stored as is, else its decoded bytes in memory (a memory sink,
+ * entry is stored as is there (stored_entries_in_input), else its decoded bytes in memory (a memory sink,
  * within the memory limit), kept in *sink. */
 static trowel_status entry_input(trowel_archive *a, size_t index, const char *name,
                                  trowel_input **in, trowel_sink **sink)
 {
     const trowel_entry *e = &a->entries[index];
     *sink = NULL;
-    if (strcmp(e->method, "stored") == 0 && e->packed_size == e->size &&
-        !trowel_archive_damaged(a))
+    if (a->fmt->stored_entries_in_input && strcmp(e->method, "stored") == 0 &&
+        e->packed_size == e->size && !trowel_archive_damaged(a))
         return trowel_input_open_window(a->ctx, a->in, e->offset, e->size, name, in);
     trowel_status s = trowel_sink_open_memory(a->ctx, sink);
     if (s == TROWEL_OK)

@@ -206,6 +206,7 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t n)
             st = io_fail(g[done].s, "create", err);
             break;
         }
+        announce(g[done].s, g[done].temp, false); /* renamed or unlinked by place */
         g[done].temp[0] = '\0';
         g[done].placed = true;
     }
@@ -220,8 +221,12 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t n)
                         "originals are beside them as .trowel-%ld-g* files",
                         why.message, (long)getpid());
         for (size_t i = 0; i < n; i++)
-            if (!undone && g[i].placed)
-                g[i].backup[0] = '\0'; /* keep the original copy for the user */
+            if (!undone && g[i].placed) {
+                /* keep the original copy for the user: no longer ours to
+                 * remove, not even by a signal handler */
+                announce(g[i].s, g[i].backup, false);
+                g[i].backup[0] = '\0';
+            }
     }
     for (size_t i = 0; i < n; i++)
         clean(&g[i]);

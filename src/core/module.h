@@ -81,6 +81,13 @@ struct trowel_format {
      * it may write other than the entry's size (trowel_archive_entry_size_exact).
      * NULL: every entry reads as exactly its size. */
     bool (*entry_size_exact)(const trowel_archive *a, size_t index);
+    /* True when an entry whose method is "stored" (packed size = size) lies
+     * as is at its offset in the archive's own input, so that a nested
+     * archive can read it through a window instead of a decoded copy. False
+     * (the default) for formats whose offsets point elsewhere (VOL.CNF into
+     * its volumes, a SCUMM game into its other file) or that convert stored
+     * bytes on the way (scenes.image's text VCDs). */
+    bool stored_entries_in_input;
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };

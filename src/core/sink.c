@@ -52,6 +52,8 @@ static void free_sink(trowel_sink *s)
     trowel_ctx *ctx = s->ctx;
     if (s->kind == TROWEL_SINK_FILE && s->dirfd >= 0 && s->owns_dirfd)
         close(s->dirfd);
+    if (s->kind == TROWEL_SINK_FD && s->owns_fd && s->fd >= 0)
+        close(s->fd);
     trowel_mem_free(ctx, s->buf);
     trowel_mem_free(ctx, s->name);
     trowel_mem_free(ctx, s->final_name);
@@ -165,11 +167,43 @@ trowel_status trowel_sink_open_file_in(trowel_ctx *ctx, int dirfd, const char *n
     return open_file_in(ctx, dirfd, false, name, display, flags, out);
 }
 
+/* A path naming a character device or a FIFO (/dev/null, /dev/stdout, a
+ * named pipe) is written in place, as cp does: there is no file there to
+ * keep or replace, and renaming a finished output over it would replace the
+ * device node itself. *done is false for any other path. */
+static trowel_status open_special(trowel_ctx *ctx, const char *path, trowel_sink **out,
+                                  bool *done)
+{
+    struct stat st;
+    *done = stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                     S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode));
+    if (!*done)
+        return TROWEL_OK;
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                           "%s is a %s: refusing to write to it", path,
+                           S_ISBLK(st.st_mode) ? "block device" : "socket");
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open %s: %s", path,
+                           strerror(errno));
+    trowel_status s = trowel_sink_open_fd(ctx, fd, path, out);
+    if (s != TROWEL_OK)
+        close(fd);
+    else
+        (*out)->owns_fd = true;
+    return s;
+}
+
 /* Splits path into its folder and last component and opens the folder. */
 trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned flags,
                                     trowel_sink **out)
 {
     *out = NULL;
+    bool special;
+    trowel_status st = open_special(ctx, path, out, &special);
+    if (special)
+        return st;
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)

@@ -16,6 +16,7 @@ struct trowel_sink {
     size_t len, cap;
     uint32_t crc;          /* null sink */
     int fd;                /* file: the output being written; fd: the caller's descriptor */
+    bool owns_fd;          /* fd: a device or FIFO opened by name, closed when done */
     int dirfd;             /* file: the folder holding target and temporary */
     bool owns_dirfd;       /* file: close dirfd when done */
     char *final_name;      /* file: name inside dirfd */

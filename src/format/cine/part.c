@@ -539,6 +539,7 @@ static trowel_status part_create(trowel_ctx *ctx, const trowel_create_params *p,
 
 const trowel_format trowel_format_cine_part = {
     .id = "cine-part",
+    .stored_entries_in_input = true,
     .family = "cinematique",
     .description = "Delphine Cinematique part file (Future Wars, Operation Stealth resources)",
     .extensions = "",

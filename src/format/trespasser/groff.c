@@ -876,6 +876,7 @@ static const trowel_option_info groff_options[] = {
 
 const trowel_format trowel_format_groff = {
     .id = "groff",
+    .stored_entries_in_input = true,
     .family = "trespasser",
     .description = "Trespasser GROFF container (.scn scenes and saves, .grf worlds)",
     .extensions = "scn grf",

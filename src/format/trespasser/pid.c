@@ -179,9 +179,9 @@ static trowel_status read_rasters(trowel_ctx *ctx, trowel_reader *r, pid_state *
 
 /* ------------------------------------------------------------ page file */
 
-/* The sibling page file: <base>.spz (compressed) or <base>.swp. For now it
- * is opened by path here; the context's sibling hook (branch scumm-res)
- * is where this should move. */
+/* The sibling page file: <base>.spz (compressed) or <base>.swp, asked for
+ * through the context's open hook (trowel_open_related), so a program
+ * embedding the library can serve it. */
 static trowel_status load_swp(trowel_archive *a, pid_state *st)
 {
     if (st->swp || st->swp_tried)

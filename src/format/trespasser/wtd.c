@@ -386,8 +386,8 @@ static trowel_status wtd_open(trowel_archive *a, trowel_reader *r)
     trowel_status s = trowel_read_bytes(r, head, sizeof head);
     if (s != TROWEL_OK) {
         trowel_error why = a->ctx->last_error;
-        return trowel_fail(a->ctx, s, why.offset, "WTD header (90 bytes) is cut short: %s",
-                           why.message);
+        return trowel_fail(a->ctx, s, why.offset, "WTD header (%d bytes) is cut short: %s",
+                           HEADER_BYTES, why.message);
     }
     bit_reader b = {a->ctx, head, HEADER_BYTES * 8, 0};
     if ((s = read_header(&b, &st->h)) != TROWEL_OK || (s = check_header(a->ctx, &st->h)))

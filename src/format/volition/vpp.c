@@ -41,7 +41,9 @@
 #include "core/input.h"
 #include "core/sink.h"
 
+#include <errno.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1051,17 +1053,26 @@ static const trowel_source *source_named(const trowel_create_params *p, const vp
  * stream), then read back from it. */
 typedef struct base_spill {
     trowel_input *in;
-    char path[64];
+    char path[PATH_MAX]; /* unlinked as soon as it is made; read back
+                          * through /proc/self/fd */
 } base_spill;
 
 static trowel_status spill_open(trowel_ctx *ctx, base_spill *sp, int *fd)
 {
     const char *dir = getenv("TMPDIR");
-    snprintf(sp->path, sizeof sp->path, "%.40s/trowel-vpp-XXXXXX", dir && *dir ? dir : "/tmp");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    int n = snprintf(sp->path, sizeof sp->path, "%s/trowel-vpp-XXXXXX", dir);
+    if (n < 0 || (size_t)n >= sizeof sp->path)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                           "the temporary folder's name is too long: %s", dir);
     *fd = mkstemp(sp->path);
     if (*fd < 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                           "cannot make a temporary file in %s", dir && *dir ? dir : "/tmp");
+                           "cannot make a temporary file in %s: %s", dir, strerror(errno));
+    /* Nameless from here on, so nothing is left behind by an interruption. */
+    unlink(sp->path);
+    snprintf(sp->path, sizeof sp->path, "/proc/self/fd/%d", *fd);
     return TROWEL_OK;
 }
 
@@ -1156,8 +1167,7 @@ static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, 
     }
     if (fd >= 0) {
         if (s == TROWEL_OK)
-            s = trowel_input_open_file(ctx, sp->path, &sp->in);
-        unlink(sp->path); /* the open input keeps the bytes */
+            s = trowel_input_open_file(ctx, sp->path, &sp->in); /* reopens the nameless file */
         close(fd);
     }
     if (s == TROWEL_OK && sp->in) {
@@ -1256,6 +1266,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
 
 const trowel_format trowel_format_vpp = {
     .id = "vpp",
+    .stored_entries_in_input = true,
     .family = "volition",
     .description = "Volition packfile (VPP) v1, v3, v4, v6, v10, v17: Red Faction, Saints Row 1-4 "
                    "and 2022, RF Guerrilla and Armageddon, Agents of Mayhem; raw, compressed, "
