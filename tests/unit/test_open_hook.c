@@ -5,30 +5,12 @@
  * the default (trowel_open_beside).
  */
 #include "files.h"
+#include "open_hook_server.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
 #include <string.h>
 #include <unistd.h>
-
-typedef struct server {
-    const uint8_t *part;
-    size_t part_size;
-    int calls;
-    char base[256], name[256];
-} server;
-
-static trowel_status serve(void *user, trowel_ctx *ctx, const char *base, const char *name,
-                           trowel_input **out)
-{
-    server *sv = user;
-    sv->calls++;
-    snprintf(sv->base, sizeof sv->base, "%s", base ? base : "(none)");
-    snprintf(sv->name, sizeof sv->name, "%s", name);
-    if (!sv->part || strcmp(name, "PROCS00") != 0)
-        return TROWEL_ERR_IO;
-    return trowel_input_open_memory(ctx, sv->part, sv->part_size, "PROCS00", out);
-}
 
 static void put_be16(uint8_t *p, unsigned v)
 {
@@ -80,7 +62,7 @@ static void test_open_hook_serves_volcnf_volume_from_memory(void)
 
     uint8_t cnf[64];
     size_t n = build_volcnf(cnf, (uint32_t)part_size);
-    server sv = {part_bytes, part_size, 0, "", ""};
+    server sv = {.serves = "PROCS00", .data = part_bytes, .size = part_size};
     trowel_ctx_set_open_hook(ctx, serve, &sv);
     trowel_input *in;
     trowel_archive *a = NULL;
@@ -102,7 +84,7 @@ static void test_open_hook_serves_volcnf_volume_from_memory(void)
     trowel_archive_close(a);
     a = NULL;
     /* Declined: the volume is missing, as it would be on disk. */
-    sv.part = NULL;
+    sv.data = NULL;
     CHECK(trowel_archive_open(ctx, in, NULL, &a) == TROWEL_OK);
     if (a) {
         trowel_sink *out;

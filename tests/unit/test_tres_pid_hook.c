@@ -5,31 +5,13 @@
  * the raster decodes to the pixels the page holds; a hook that declines
  * leaves the page file missing, as on disk.
  */
+#include "open_hook_server.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct server {
-    const uint8_t *page;
-    size_t page_size;
-    int calls;
-    char base[256], name[256];
-} server;
-
-static trowel_status serve(void *user, trowel_ctx *ctx, const char *base, const char *name,
-                           trowel_input **out)
-{
-    server *sv = user;
-    sv->calls++;
-    snprintf(sv->base, sizeof sv->base, "%s", base ? base : "(none)");
-    snprintf(sv->name, sizeof sv->name, "%s", name);
-    if (!sv->page || strcmp(name, "level-130.swp") != 0)
-        return TROWEL_ERR_IO;
-    return trowel_input_open_memory(ctx, sv->page, sv->page_size, name, out);
-}
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -92,7 +74,7 @@ static void test_pid_page_file_served_from_memory_by_the_open_hook(void)
     uint8_t pid[120];
     build_pid(pid);
     const uint8_t page[10] = {0xEE, 0xEE, 0, 1, 2, 3, 3, 2, 1, 0};
-    server sv = {page, sizeof page, 0, "", ""};
+    server sv = {.serves = "level-130.swp", .data = page, .size = sizeof page};
     trowel_ctx_set_open_hook(ctx, serve, &sv);
     trowel_input *in;
     REQUIRE(trowel_input_open_memory(ctx, pid, sizeof pid, "maps/level-130.pid", &in) ==
@@ -122,7 +104,7 @@ static void test_pid_page_file_served_from_memory_by_the_open_hook(void)
     trowel_archive_close(a);
     a = NULL;
     /* Declined: no page file, as on disk. */
-    sv.page = NULL;
+    sv.data = NULL;
     CHECK(trowel_archive_open(ctx, in, NULL, &a) == TROWEL_OK);
     if (a) {
         trowel_sink *out;
