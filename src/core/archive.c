@@ -48,10 +48,10 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
 {
     const trowel_format *best = NULL;
     int best_bid = 0;
+    trowel_input_begin_detection(in);
     for (size_t i = 0; i < trowel_formats_len; i++) {
         trowel_reader r;
         trowel_reader_init(&r, ctx, in);
-        trowel_input_forget_jumps(in); /* one bid's reads are not a pattern */
         int b = trowel_formats[i]->bid(&r);
         if (b > best_bid) {
             best_bid = b;
@@ -59,7 +59,7 @@ trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_form
         }
     }
     trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
-    trowel_input_forget_jumps(in);
+    trowel_input_end_detection(in);
     *out = best;
     if (bid)
         *bid = best_bid;

@@ -109,6 +109,7 @@ static int best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *w
 {
     *fmt = NULL;
     int best = 0;
+    trowel_input_begin_detection(in);
     for (size_t i = 0; i < trowel_formats_len; i++) {
         if (want && trowel_formats[i] != want)
             continue;
@@ -121,6 +122,7 @@ static int best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *w
         }
     }
     trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
+    trowel_input_end_detection(in);
     return best;
 }
 
@@ -135,7 +137,9 @@ static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, s
         const trowel_filter *f = trowel_filters[i];
         trowel_reader r;
         trowel_reader_init(&r, ctx, in);
+        trowel_input_begin_detection(in);
         bool bids = f->bid(&r) > 0;
+        trowel_input_end_detection(in);
         trowel_ctx_clear_error(ctx);
         if (!bids)
             continue;

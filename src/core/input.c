@@ -207,8 +207,14 @@ void trowel_input_close(trowel_input *in)
     trowel_mem_free(in->ctx, in);
 }
 
-void trowel_input_forget_jumps(trowel_input *in)
+void trowel_input_begin_detection(trowel_input *in)
 {
+    in->detecting = true;
+}
+
+void trowel_input_end_detection(trowel_input *in)
+{
+    in->detecting = false;
     in->refills = 0;
 }
 
@@ -350,7 +356,7 @@ trowel_status trowel_input_span(trowel_input *in, uint64_t off, size_t want, con
      * Jumps are what reading whole pays for. */
     bool straight_on = off >= in->cache_off &&
                        off - in->cache_off <= (uint64_t)in->cache_len + INPUT_CACHE_SIZE;
-    if (outside && in->refills++ > 0 && !straight_on && load_whole(in)) {
+    if (outside && !in->detecting && in->refills++ > 0 && !straight_on && load_whole(in)) {
         *out = in->mem + off;
         *got = want;
         return TROWEL_OK;

@@ -16,6 +16,7 @@ struct trowel_input {
     uint64_t cache_off;
     size_t cache_len;
     unsigned refills;   /* file input: times the cache window has moved */
+    bool detecting;     /* bids are reading: none of it is a pattern */
     uint8_t *window;    /* file input read whole: the old window, kept until
                          * close so that no span handed out dangles */
     trowel_input *under; /* XOR input: the input it reads (not owned), or NULL */
@@ -39,10 +40,12 @@ trowel_status trowel_input_open_xor(trowel_ctx *ctx, trowel_input *under, uint8_
 trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t size,
                                         const char *name, trowel_input **out);
 
-/* Forgets how the input has been read so far: a format's bid looks
- * wherever it likes, and only how the chosen format then reads decides
- * whether a small file is worth reading whole. */
-void trowel_input_forget_jumps(trowel_input *in);
+/* Brackets format detection: bids look wherever they like (the header,
+ * the end, a scan), and none of that may make a small file be read whole.
+ * Only how the chosen format then reads decides whether that pays;
+ * trowel_input_end_detection forgets the bids' reads. */
+void trowel_input_begin_detection(trowel_input *in);
+void trowel_input_end_detection(trowel_input *in);
 
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
