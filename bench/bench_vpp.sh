@@ -9,18 +9,20 @@
 #   2. list a v3 archive of 100,000 entries (condensed, one byte each;
 #      target < 0.5 s);
 #   3. extract a compressed+condensed v3 archive (one zlib stream, level 1,
-#      the RFG .vpp_pc layout; ~26 MB decoded)  vs  zlib's own inflate of the
+#      the RFG .vpp_pc layout; 106 MB decoded)  vs  zlib's own inflate of the
 #      same stream (bench/zlib_inflate_peer.c);
-#   4. extract a v17 archive holding one LZ4 frame written by trowel  vs
-#      lz4 -d of that frame.
+#   4. extract a v17 archive holding one LZ4 frame written by trowel (the
+#      same 106 MB)  vs  lz4 -d of that frame.
 # Everything is made under $TMPDIR (default /tmp) and removed at the end.
 # trowel extract makes its -C folder itself (no mkdir in the timed command).
-# Medians of BENCH_RUNS (default 5) alternating runs after one warm-up,
-# wall and CPU time; ratios are trowel/peer time.
+# Before every timed command the previous output is removed and `sync`
+# writes back what is dirty (untimed), so that neither side pays for the
+# other's writeback. Medians of BENCH_RUNS (default 9) alternating runs
+# after one warm-up, wall and CPU time; ratios are trowel/peer time.
 set -euo pipefail
 
 build=${1:-build}
-runs=${BENCH_RUNS:-5}
+runs=${BENCH_RUNS:-9}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 trowel=$build/trowel
@@ -39,6 +41,7 @@ median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v
                                                 printf "%.4f\n", m }'; }
 time_one() { # OUT_FILE COMMAND: appends "wall cpu"
     rm -rf o.run
+    sync
     local t
     t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
     awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
@@ -111,7 +114,9 @@ list_wall=$(cut -d' ' -f1 list.t | median); list_cpu=$(cut -d' ' -f2 list.t | me
 [[ $("$trowel" list many.vpp_pc | wc -l) == 100000 ]] || { echo "bench_vpp: list lost entries" >&2; exit 1; }
 rm -f many.vpp_pc
 
-# ---- the decoded input of 3 and 4 (as bench_codecs.sh makes it, 26.5 MB)
+# ---- the decoded input of 3 and 4: bench_codecs.sh's 26.5 MB, four times
+# (106 MB: long enough that a run's fixed costs, a few milliseconds to
+# start a process and open the archive, do not decide the ratio)
 take() { local n=$1; shift; { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"; }
 libdir=/usr/lib/x86_64-linux-gnu
 mkdir in
@@ -121,7 +126,9 @@ mkdir in
     head -c 2000000 /dev/zero
     head -c 3000000 /dev/urandom
     take 2500000 $(ls /usr/share/common-licenses/* | sort)
-} >in/input.bin
+} >in/quarter.bin
+cat in/quarter.bin in/quarter.bin in/quarter.bin in/quarter.bin >in/input.bin
+rm in/quarter.bin
 size=$(stat -c %s in/input.bin)
 
 # ---- 3. compressed+condensed vs zlib inflate of the same stream
