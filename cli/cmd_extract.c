@@ -72,116 +72,123 @@ static void print_written(const extract_job *j, const char *name)
 }
 
 /* A file that exists already is counted for the summary (or skipped). */
-static int count_existing(extract_job *j, const trowel_entry *e)
+static int count_existing(extract_job *j, const char *name)
 {
     if (trowel_ctx_last_error(j->s->ctx)->status != TROWEL_ERR_EXISTS)
-        return cli_report(j->s, j->path, e->name);
+        return cli_report(j->s, j->path, name);
     trowel_ctx_clear_error(j->s->ctx);
     j->existing++;
     return j->skip_existing ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
 }
 
 /* --stdout: the entry's bytes after those before it. */
-static int entry_to_stdout(extract_job *j, const trowel_entry *e)
+static int entry_to_stdout(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
-    cli_progress_start(&j->s->progress, e->name);
-    if (trowel_archive_read_entry(j->a, e->index, j->to_stdout) != TROWEL_OK)
-        return cli_report(j->s, j->path, e->name);
+    cli_progress_start(&j->s->progress, name);
+    if (trowel_archive_read_entry(a, index, j->to_stdout) != TROWEL_OK)
+        return cli_report(j->s, j->path, name);
     cli_progress_clear(&j->s->progress);
     return CLI_EXIT_OK;
 }
 
-static int extract_entry(extract_job *j, const trowel_entry *e)
+/* Entry index of a (the archive, or one nested in it) written under DIR
+ * as name. */
+static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
     if (j->to_stdout)
-        return entry_to_stdout(j, e);
+        return entry_to_stdout(j, a, index, name);
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
-    if (j->force && is_the_archive(j, e->name))
-        return refuse_input(j, e->name);
+    if (j->force && is_the_archive(j, name))
+        return refuse_input(j, name);
     trowel_sink *sink;
-    if (trowel_outdir_create(j->dir, e->name, &sink) != TROWEL_OK)
-        return count_existing(j, e);
-    cli_progress_start(&j->s->progress, e->name);
-    if (trowel_archive_read_entry(j->a, e->index, sink) != TROWEL_OK) {
-        int rc = cli_report(j->s, j->path, e->name);
+    if (trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK)
+        return count_existing(j, name);
+    cli_progress_start(&j->s->progress, name);
+    if (trowel_archive_read_entry(a, index, sink) != TROWEL_OK) {
+        int rc = cli_report(j->s, j->path, name);
         trowel_sink_discard(sink);
         return rc;
     }
-    if (j->force && is_the_archive(j, e->name)) { /* appeared while we were reading */
+    if (j->force && is_the_archive(j, name)) { /* appeared while we were reading */
         trowel_sink_discard(sink);
-        return refuse_input(j, e->name);
+        return refuse_input(j, name);
     }
     if (trowel_sink_finish(sink) != TROWEL_OK)
-        return count_existing(j, e); /* appeared while we were reading */
+        return count_existing(j, name); /* appeared while we were reading */
     cli_progress_clear(&j->s->progress);
     if (j->s->verbose)
-        print_written(j, e->name);
+        print_written(j, name);
     return CLI_EXIT_OK;
 }
 
-/* --recursive: every entry of the nested archive a, written as
- * PREFIX + name (PREFIX: "OUTER.str2_pc.d/"), and so on down. */
-static int extract_nested(extract_job *j, trowel_archive *a, const char *prefix)
+/* prefix + name + suffix, or NULL when memory runs out. */
+static char *joined(const char *prefix, const char *name, const char *suffix)
+{
+    size_t len = strlen(prefix) + strlen(name) + strlen(suffix) + 1;
+    char *s = malloc(len);
+    if (s)
+        snprintf(s, len, "%s%s%s", prefix, name, suffix);
+    return s;
+}
+
+static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_prefix,
+                        const char *list_prefix, bool all);
+
+/* --recursive: the entries of entry index of a, when it is an archive,
+ * under DISK.d/ (all of them when the entry itself was chosen). */
+static int extract_inside(extract_job *j, trowel_archive *a, size_t index, const char *disk,
+                          const char *listed, bool chosen)
+{
+    trowel_archive *inner;
+    int rc = cli_nested_open(j->s, j->path, a, index, &inner);
+    if (!inner)
+        return rc;
+    char *disk_prefix = joined(disk, CLI_NESTED_DIR_SUFFIX, "/");
+    char *list_prefix = joined(listed, "/", "");
+    if (disk_prefix && list_prefix)
+        rc = cli_max_exit(rc, extract_tree(j, inner, disk_prefix, list_prefix, chosen));
+    else
+        rc = CLI_EXIT_FAILURE;
+    rc = cli_max_exit(rc, trowel_archive_damaged(inner) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
+    free(disk_prefix);
+    free(list_prefix);
+    trowel_archive_close(inner);
+    return rc;
+}
+
+/* The entries of a chosen by the PATTERNs (all when an enclosing archive
+ * entry was chosen, or without PATTERNs). A nested entry is chosen by its
+ * path as written (OUTER.str2_pc.d/INNER) or as `list -r` shows it
+ * (OUTER.str2_pc/INNER); with --recursive each nested archive's entries
+ * follow their archive entry. */
+static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_prefix,
+                        const char *list_prefix, bool all)
 {
     int rc = CLI_EXIT_OK;
     for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
-        const trowel_entry *e = trowel_archive_entry(a, i);
-        size_t len = strlen(prefix) + strlen(e->name) + sizeof CLI_NESTED_DIR_SUFFIX + 1;
-        char *name = malloc(len);
-        if (!name)
+        const char *name = trowel_archive_entry(a, i)->name;
+        char *disk = joined(disk_prefix, name, ""), *listed = joined(list_prefix, name, "");
+        if (!disk || !listed) {
+            free(disk);
+            free(listed);
             return CLI_EXIT_FAILURE;
-        snprintf(name, len, "%s%s", prefix, e->name);
-        trowel_sink *sink = j->to_stdout;
-        int r = CLI_EXIT_OK;
-        if (!sink && trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK)
-            r = count_existing(j, e);
-        else if (trowel_archive_read_entry(a, i, sink) != TROWEL_OK) {
-            r = cli_report(j->s, j->path, name);
-            if (!j->to_stdout)
-                trowel_sink_discard(sink);
-        } else if (!j->to_stdout && trowel_sink_finish(sink) != TROWEL_OK)
-            r = count_existing(j, e);
-        else if (j->s->verbose && !j->to_stdout)
-            print_written(j, name);
-        rc = cli_max_exit(rc, r);
-        trowel_archive *inner;
-        rc = cli_max_exit(rc, cli_nested_open(j->s, j->path, a, i, &inner));
-        if (inner) {
-            strcat(name, CLI_NESTED_DIR_SUFFIX "/");
-            rc = cli_max_exit(rc, extract_nested(j, inner, name));
-            rc = cli_max_exit(rc, trowel_archive_damaged(inner) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
-            trowel_archive_close(inner);
         }
-        free(name);
+        bool chosen = all || cli_patterns_match(j->patterns, disk) ||
+                      (*list_prefix && cli_patterns_match(j->patterns, listed));
+        if (chosen)
+            rc = cli_max_exit(rc, extract_entry(j, a, i, disk));
+        if (j->recursive)
+            rc = cli_max_exit(rc, extract_inside(j, a, i, disk, listed, chosen));
+        free(disk);
+        free(listed);
     }
     return rc;
 }
 
 static int extract_all(extract_job *j)
 {
-    int rc = CLI_EXIT_OK;
-    for (size_t i = 0; i < trowel_archive_entry_count(j->a); i++) {
-        const trowel_entry *e = trowel_archive_entry(j->a, i);
-        if (!cli_patterns_match(j->patterns, e->name))
-            continue;
-        rc = cli_max_exit(rc, extract_entry(j, e));
-        trowel_archive *nested = NULL;
-        if (j->recursive)
-            rc = cli_max_exit(rc, cli_nested_open(j->s, j->path, j->a, i, &nested));
-        if (nested) {
-            size_t len = strlen(e->name) + sizeof CLI_NESTED_DIR_SUFFIX + 1;
-            char *prefix = malloc(len);
-            if (prefix) {
-                snprintf(prefix, len, "%s" CLI_NESTED_DIR_SUFFIX "/", e->name);
-                rc = cli_max_exit(rc, extract_nested(j, nested, prefix));
-            }
-            rc = cli_max_exit(rc, trowel_archive_damaged(nested) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
-            free(prefix);
-            trowel_archive_close(nested);
-        }
-    }
-    return rc;
+    return extract_tree(j, j->a, "", "", false);
 }
 
 /* ------------------------------------------------------ names, manifest */
@@ -406,7 +413,9 @@ const cli_command cli_cmd_extract = {
         "are reported and the others still extracted. With -r, an entry that is\n"
         "an archive itself (a .str2_pc in a .vpp_pc) is written and its entries\n"
         "go under ENTRY.d/ beside it (DLC.str2_pc.d/x.layer_pc), and so on down;\n"
-        "PATTERNs choose the outer entries.\n"
+        "PATTERNs match a nested entry's path as written (DLC.str2_pc.d/x.layer_pc)\n"
+        "or as list -r shows it (DLC.str2_pc/x.layer_pc), and an archive entry\n"
+        "they choose brings all of its own.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

@@ -67,6 +67,24 @@ assert_same_file "extract -r: nested bytes = extracting the str2 on disk" \
     single/dlc01_08_08_129.layer_pc rout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc
 assert_eq "extract -r: files written" 17 "$(find rout -type f | wc -l)"
 
+# PATTERNs with -r: a nested path as list -r shows it, or as it is written;
+# an outer archive entry they choose brings its whole tree.
+run "$TROWEL" extract -r -C pout "$V" 'DLC_HA_08_08.str2_pc/*129*' '*.d/dlc01_07_08_128.layer_pc'
+assert_rc "extract -r PATTERN: nested paths" 0
+assert_eq "extract -r PATTERN: just the two nested entries" \
+    "pout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc
+pout/dlc_ORaid_07_08_Level_1.str2_pc.d/dlc01_07_08_128.layer_pc" "$(find pout -type f | LC_ALL=C sort)"
+assert_same_file "extract -r PATTERN: nested bytes" \
+    rout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc pout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc
+run "$TROWEL" extract -r -C qout "$V" 'DLC_HA_08_08.str2_pc'
+assert_rc "extract -r PATTERN: an archive entry" 0
+assert_eq "extract -r PATTERN: the str2 and its entry" \
+    "qout/DLC_HA_08_08.str2_pc
+qout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc" "$(find qout -type f | LC_ALL=C sort)"
+run "$TROWEL" extract -r -C nout "$V" '*/nothing*'
+assert_rc "extract -r PATTERN: matching nothing" 1
+assert_contains "extract -r PATTERN: matching nothing says so" "$ERR" "no entry matches '*/nothing*'"
+
 # A damaged str2 inside: the outer entries are written, the nested one is
 # reported, exit 1, and nothing of it is left.
 cp "$V" damaged.vpp_pc
