@@ -286,6 +286,16 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
     return TROWEL_OK;
 }
 
+int trowel_input_file_at(const trowel_input *in, uint64_t off, uint64_t *file_off)
+{
+    for (; in->parent; in = in->parent)
+        off += in->parent_base;
+    if (in->fd < 0 || in->mem || in->under)
+        return -1;
+    *file_off = off;
+    return in->fd;
+}
+
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n)
 {
     /* Callers (the reader) have checked off + n <= size. */

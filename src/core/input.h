@@ -47,6 +47,11 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
 void trowel_input_begin_detection(trowel_input *in);
 void trowel_input_end_detection(trowel_input *in);
 
+/* The descriptor of the plain file holding byte off of in, and that byte's
+ * offset in it (*file_off); -1 when in's bytes are not a file's as they
+ * stand (memory, read whole, XOR). Windows resolve to their parent's file. */
+int trowel_input_file_at(const trowel_input *in, uint64_t off, uint64_t *file_off);
+
 /* Copies n bytes at off (off + n <= size, checked by the caller). */
 trowel_status trowel_input_copy(trowel_input *in, uint64_t off, void *dst, size_t n);
 /* Up to want contiguous bytes at off (off <= size); *got may be less than

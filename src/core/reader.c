@@ -5,6 +5,7 @@
 #include "reader.h"
 
 #include "input.h"
+#include "sink.h"
 
 #include <string.h>
 
@@ -230,4 +231,30 @@ trowel_status trowel_reader_load(trowel_reader *r, uint8_t **out, size_t *size)
     *out = buf;
     *size = (size_t)n;
     return TROWEL_OK;
+}
+
+/* Below this a kernel copy saves less than its set-up costs. */
+#define KERNEL_COPY_MIN ((uint64_t)1 << 20)
+
+trowel_status trowel_reader_copy_to(trowel_reader *r, trowel_sink *out)
+{
+    uint64_t n = trowel_reader_remaining(r), file_off;
+    int fd = n >= KERNEL_COPY_MIN ? trowel_input_file_at(r->in, trowel_reader_abs(r), &file_off) : -1;
+    if (fd >= 0) {
+        uint64_t copied = 0;
+        trowel_status s = trowel_sink_copy_fd(out, fd, file_off, n, &copied);
+        if (s == TROWEL_OK)
+            s = trowel_reader_skip(r, copied);
+        if (s != TROWEL_OK)
+            return s;
+    }
+    for (;;) {
+        const uint8_t *p;
+        size_t got;
+        trowel_status s = trowel_reader_borrow(r, TROWEL_READER_SPAN_MAX, &p, &got);
+        if (s != TROWEL_OK || got == 0)
+            return s;
+        if ((s = trowel_sink_write(out, p, got)) != TROWEL_OK)
+            return s;
+    }
 }

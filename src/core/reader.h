@@ -63,6 +63,12 @@ trowel_status trowel_reader_peek(trowel_reader *r, size_t n, const uint8_t **out
  * them. At the window's end *got is 0 and the status is TROWEL_OK. */
 trowel_status trowel_reader_borrow(trowel_reader *r, size_t max, const uint8_t **out, size_t *got);
 
+/* Writes the rest of r's window to out and moves the cursor to its end.
+ * Stored entries of every format come out this way: a large run of a
+ * plain file into a file goes inside the kernel (copy_file_range, no trip
+ * through user memory), the rest in borrowed spans. */
+trowel_status trowel_reader_copy_to(trowel_reader *r, trowel_sink *out);
+
 /* Loads the whole window into memory (within the memory limit). */
 trowel_status trowel_reader_load(trowel_reader *r, uint8_t **out, size_t *size);
 

@@ -341,15 +341,7 @@ static inline trowel_status cine_copy_entry(trowel_archive *a, size_t index, tro
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s = trowel_reader_sub(&whole, a->entries[index].offset,
                                         a->entries[index].packed_size, &part);
-    while (s == TROWEL_OK) {
-        const uint8_t *p;
-        size_t got;
-        s = trowel_reader_borrow(&part, TROWEL_READER_SPAN_MAX, &p, &got);
-        if (s != TROWEL_OK || got == 0)
-            break;
-        s = trowel_sink_write(out, p, got);
-    }
-    return s;
+    return s == TROWEL_OK ? trowel_reader_copy_to(&part, out) : s;
 }
 
 #endif

@@ -264,17 +264,6 @@ static trowel_status part_open(trowel_archive *a, trowel_reader *r)
     return TROWEL_OK;
 }
 
-static trowel_status copy_stored(trowel_reader *r, trowel_sink *out)
-{
-    const uint8_t *span;
-    size_t got;
-    trowel_status s;
-    while ((s = trowel_reader_borrow(r, TROWEL_READER_SPAN_MAX, &span, &got)) == TROWEL_OK && got)
-        if ((s = trowel_sink_write(out, span, got)) != TROWEL_OK)
-            return s;
-    return s;
-}
-
 static trowel_status part_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     const part_state *st = a->priv;
@@ -287,7 +276,7 @@ static trowel_status part_read_entry(trowel_archive *a, size_t index, trowel_sin
     if (s != TROWEL_OK)
         return s;
     if (e->packed == e->unpacked)
-        return copy_stored(&data, out);
+        return trowel_reader_copy_to(&data, out);
     return trowel_bytekiller_decode(a->ctx, &data, e->unpacked, out);
 }
 

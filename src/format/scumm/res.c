@@ -541,14 +541,7 @@ static trowel_status res_read_entry(trowel_archive *a, size_t index, trowel_sink
     trowel_reader whole, r;
     trowel_reader_init(&whole, a->ctx, st->files[st->meta[index].file]);
     trowel_status s = trowel_reader_sub(&whole, e->offset, e->size, &r);
-    while (s == TROWEL_OK) {
-        const uint8_t *p;
-        size_t got;
-        if ((s = trowel_reader_borrow(&r, 1 << 16, &p, &got)) != TROWEL_OK || got == 0)
-            break;
-        s = trowel_sink_write(out, p, got);
-    }
-    return s;
+    return s == TROWEL_OK ? trowel_reader_copy_to(&r, out) : s;
 }
 
 /* -------------------------------------------------------------- verify */

@@ -453,12 +453,7 @@ static trowel_status groff_read_entry(trowel_archive *a, size_t index, trowel_si
 {
     trowel_reader r;
     trowel_status s = groff_section_reader(a, index, &r);
-    const uint8_t *span;
-    size_t got;
-    while (s == TROWEL_OK &&
-           (s = trowel_reader_borrow(&r, TROWEL_READER_SPAN_MAX, &span, &got)) == TROWEL_OK && got)
-        s = trowel_sink_write(out, span, got);
-    return s;
+    return s == TROWEL_OK ? trowel_reader_copy_to(&r, out) : s;
 }
 
 /* ---------------------------------------------------------------- verify */

@@ -574,20 +574,6 @@ static trowel_status parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_s
     return s;
 }
 
-/* Writes what is left of r's window to out. */
-static trowel_status copy_window(trowel_reader *r, trowel_sink *out)
-{
-    for (;;) {
-        const uint8_t *p;
-        size_t n = 0;
-        trowel_status s = trowel_reader_borrow(r, TROWEL_READER_SPAN_MAX, &p, &n);
-        if (s != TROWEL_OK || n == 0)
-            return s;
-        if ((s = trowel_sink_write(out, p, n)) != TROWEL_OK)
-            return s;
-    }
-}
-
 static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     const vsif_state *st = a->priv;
@@ -596,7 +582,7 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
         scene_bvcd b;
         trowel_status s = scene_bvcd_open(a->ctx, a->in, sc, &b);
         if (s == TROWEL_OK)
-            s = copy_window(&b.r, out);
+            s = trowel_reader_copy_to(&b.r, out);
         scene_bvcd_close(a->ctx, &b);
         return s;
     }
@@ -1259,7 +1245,7 @@ static trowel_status copy_from_base(builder *b, const build_scene *sc, trowel_si
     trowel_reader whole, r;
     trowel_reader_init(&whole, b->ctx, b->base_in);
     trowel_status s = trowel_reader_sub(&whole, sc->base_offset, sc->data_size, &r);
-    return s == TROWEL_OK ? copy_window(&r, out) : s;
+    return s == TROWEL_OK ? trowel_reader_copy_to(&r, out) : s;
 }
 
 /* Lays the sorted scenes out as the engine's builder does: header, string

@@ -644,34 +644,6 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 
 /* --------------------------------------------------------------- reading */
 
-static trowel_status copy_span(trowel_reader *src, trowel_sink *out)
-{
-    for (;;) {
-        const uint8_t *p;
-        size_t got;
-        trowel_status s = trowel_reader_borrow(src, TROWEL_READER_SPAN_MAX, &p, &got);
-        if (s != TROWEL_OK || got == 0)
-            return s;
-        if ((s = trowel_sink_write(out, p, got)) != TROWEL_OK)
-            return s;
-    }
-}
-
-/* A stored entry: large ones from a file go inside the kernel when the
- * output is a file (copy_file_range), the rest through the reader. */
-static trowel_status copy_stored(trowel_archive *a, trowel_reader *span, trowel_sink *out)
-{
-    uint64_t copied = 0, n = trowel_reader_size(span);
-    if (a->in->fd >= 0 && !a->in->mem && n >= ((uint64_t)1 << 20)) {
-        trowel_status s = trowel_sink_copy_fd(out, a->in->fd, span->base, n, &copied);
-        if (s != TROWEL_OK)
-            return s;
-        if ((s = trowel_reader_skip(span, copied)) != TROWEL_OK)
-            return s;
-    }
-    return copy_span(span, out);
-}
-
 static const trowel_stream_codec *solid_codec(const vpp_state *st)
 {
     return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
@@ -761,7 +733,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
             return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
         return read_chunked(a, &span, size, out);
     default:
-        return copy_stored(a, &span, out);
+        return trowel_reader_copy_to(&span, out);
     }
 }
 
