@@ -8,8 +8,19 @@
 #   WTD encode and decode of an 8192 x 8192-extent terrain (67,108,864
 #     samples, 8 bits, made here): create -t tres-wtd from raw, then
 #     convert --to png (16-bit heights).
+#   GROFF extract vs cp: a 268 MB GROFF of 32 sections of 8 MiB (random
+#     bytes, made by create -t groff) extracted, against cp of the file.
+#   PID to PNG vs Pillow: a texture directory of 256 paletted 256 x 256
+#     rasters over a 16 MiB page file packed as SPZ (made here from the
+#     documented layout), extract to 256 PNGs, against Pillow (python3-pil)
+#     writing the same pictures as PNGs from the raw page file and palette
+#     (so trowel also expands the SPZ and reads the PID; both use zlib's
+#     default level and no PNG filter for paletted pictures).
 # Prints the median wall time and the median peak RSS of BENCH_RUNS runs
-# (default 5; the terrain: BENCH_TERRAIN_RUNS, default 3). Builds nothing.
+# (default 5; the terrain: BENCH_TERRAIN_RUNS, default 3), and the ratio of
+# the peer's time to trowel's (above 1: trowel is faster). Before every run
+# the outputs are removed and `sync` writes back what is dirty (untimed).
+# Builds nothing.
 #
 # Inputs (the same bytes on any machine with the same files):
 #   pages: /usr/share/common-licenses/* in name order, repeated to 8,000,000
@@ -50,6 +61,8 @@ measure() {
     shift 2
     local times=() rss=()
     for ((i = 0; i < n; i++)); do
+        rm -rf out.run
+        sync
         /usr/bin/time -v -o t.txt "$@" > /dev/null
         times+=("$(awk -F': ' '/Elapsed \(wall clock\)/ { split($2, a, ":");
             s = 0; for (k = 1; k in a; k++) s = s * 60 + a[k]; print s }' t.txt)")
@@ -59,11 +72,68 @@ measure() {
     mt=$(printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     mr=$(printf '%s\n' "${rss[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
     printf '%-34s %8s s %9s MiB  (%d runs)\n' "$name" "$mt" "$mr" "$n"
+    MEDIAN=$mt
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 echo "pages: $(stat -c %s pages.swp) bytes; spz $(stat -c %s pages.spz), szdd $(stat -c %s pages.bi_)"
 measure "SPZ decode (extract --stdout)" "$runs" "$trowel" extract --stdout pages.spz
+spz_time=$MEDIAN
 measure "SZDD decode (extract --stdout)" "$runs" "$trowel" extract --stdout pages.bi_
+echo "  SPZ decode against SZDD decode (the same loop): $(ratio "$MEDIAN" "$spz_time")"
+
+# ---- GROFF: stored sections out of a container, against cp of it
+mkdir sections
+for i in $(seq -w 1 32); do head -c $((8 << 20)) /dev/urandom >"sections/s$i.bin"; done
+(cd sections && "$trowel" create -q -t groff -o ../big.grf -- *)
+rm -rf sections
+measure "GROFF extract, 32 x 8 MiB" "$runs" "$trowel" extract -q big.grf -C out.run
+groff_time=$MEDIAN
+measure "cp of the same file" "$runs" cp big.grf out.run
+echo "  GROFF: $(stat -c %s big.grf) bytes; cp's time / trowel's: $(ratio "$MEDIAN" "$groff_time")"
+rm -f big.grf
+
+# ---- PID + SPZ to PNG, against Pillow writing the same pictures
+mkdir pid
+python3 - pid <<'PYEOF'
+import os, random, struct, sys
+out, n, side = sys.argv[1], 256, 256
+rnd = random.Random(130)
+colours = bytes(b for i in range(256) for b in (i, 255 - i, (i * 7) & 255, 0))
+pal = struct.pack('<III', 16 + 4 * 256, 256, 0x5EED) + colours + bytes(4)
+pages = bytearray()
+rasters = b''
+for k in range(n):
+    # smooth strokes over noise: compresses like a texture, not like zeros
+    row = bytes(rnd.randrange(256) for _ in range(side))
+    pic = b''.join(row[y % 17:] + row[:y % 17] for y in range(side))
+    rasters += struct.pack('<11I4xQ', len(pic), len(pages), side, side, side, 8, 0, 0, 0, 0, 0,
+                           0x10000 + k | side << 32 | side << 42)
+    pages += pic
+head = struct.pack('<8I', 0x130, 16, 32 + len(pal), n, 32, 1, 0, n)
+open(os.path.join(out, 'bench.pid'), 'wb').write(head + pal + rasters)
+open(os.path.join(out, 'pages.bin'), 'wb').write(pages)
+open(os.path.join(out, 'palette.bin'), 'wb').write(colours)
+PYEOF
+"$trowel" create -q -t spz -o pid/bench.spz pid/pages.bin
+cat >pil_peer.py <<'PYEOF'
+import os, sys
+from PIL import Image
+pages = open('pid/pages.bin', 'rb').read()
+colours = open('pid/palette.bin', 'rb').read()
+palette = b''.join(bytes((colours[i + 2], colours[i + 1], colours[i])) for i in range(0, 1024, 4))
+os.makedirs('out.run')
+for k in range(256):
+    im = Image.frombytes('P', (256, 256), pages[k * 65536:(k + 1) * 65536])
+    im.putpalette(palette)
+    im.save('out.run/%d.png' % k)
+PYEOF
+measure "PID to 256 PNGs (extract)" "$runs" "$trowel" extract -q pid/bench.pid -C out.run
+pid_time=$MEDIAN
+[[ $(find out.run -name '*.png' | wc -l) == 256 ]] || { echo "bench_trespasser: PID extract lost pictures" >&2; exit 1; }
+measure "Pillow, the same 256 PNGs" "$runs" /usr/bin/python3 pil_peer.py
+echo "  PID: Pillow's time / trowel's: $(ratio "$MEDIAN" "$pid_time")"
+rm -rf pid out.run
 
 python3 - <<'PYEOF'
 import math

@@ -355,7 +355,10 @@ const trowel_format *trowel_format_find(const char *id);
 const char *trowel_format_id(const trowel_format *f);
 const char *trowel_format_family(const trowel_format *f);
 const char *trowel_format_description(const trowel_format *f);
-const char *trowel_format_extensions(const trowel_format *f); /* "._ .grf", may be "" */
+/* The file names the format is usually found under, space-separated:
+ * ".grf" an extension (any case), "texte.dat" a whole name, "*_" names
+ * ending in '_' (SZDD); may be "". */
+const char *trowel_format_extensions(const trowel_format *f);
 unsigned trowel_format_caps(const trowel_format *f);
 /* The options create accepts, as "key=values: meaning" lines, or "". */
 const char *trowel_format_create_options(const trowel_format *f);

@@ -11,13 +11,19 @@
  *   decoding: the szdd format (src/format/trespasser/szdd.c) reads its one
  *   entry into counted memory, so its header checks and the LZSS codec are
  *   the ones `trowel extract` uses. An SZDD file whose content no format
- *   recognises stays the szdd archive it always was.
+ *   recognises stays the szdd archive it always was. Because a trial peel
+ *   decodes the whole file, the filter bids only when the file's name, or
+ *   the name its header restores (WORLD.GR_ with 'f': WORLD.GRF), has the
+ *   extension of another format, or when the input has no file name
+ *   (standard input): decoding a large SZDD of plain data twice, once to
+ *   find nothing inside, took longer than extracting it.
  */
 #include "filter.h"
 #include "input.h"
 #include "sink.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------- xor69 */
 
@@ -60,9 +66,59 @@ static const trowel_filter filter_xor69 = {
 
 extern const trowel_format trowel_format_szdd;
 
+/* Whether some format other than szdd is found under names ending in ext
+ * (".grf"): its extension words, compared without case. */
+static bool other_format_ext(const char *ext)
+{
+    size_t len = strlen(ext);
+    for (size_t i = 0; i < trowel_formats_len; i++) {
+        const char *w = trowel_formats[i]->extensions;
+        if (trowel_formats[i] == &trowel_format_szdd)
+            continue;
+        while (*w) {
+            size_t n = strcspn(w, " ");
+            if (n == len && strncasecmp(w, ext, n) == 0)
+                return true;
+            w += n;
+            w += strspn(w, " ");
+        }
+    }
+    return false;
+}
+
+/* The file's name, or the name its header restores, promises a format
+ * inside (see the top of this file). missing: the header's character for
+ * a trailing '_', 0 for none. */
+static bool szdd_name_promises_content(const trowel_input *in, uint8_t missing)
+{
+    if (in->name_is_label || in->fd < 0)
+        return true; /* standard input or memory: no name to go by */
+    const char *base = strrchr(in->name, '/');
+    const char *dot = strrchr(base ? base + 1 : in->name, '.');
+    if (!dot || strlen(dot) > 15)
+        return false;
+    char ext[16];
+    strcpy(ext, dot);
+    size_t len = strlen(ext);
+    if (other_format_ext(ext))
+        return true;
+    if (len < 2 || ext[len - 1] != '_' || missing < 0x21 || missing > 0x7E)
+        return false;
+    ext[len - 1] = (char)missing;
+    return other_format_ext(ext);
+}
+
 static int szdd_filter_bid(trowel_reader *r)
 {
-    return trowel_format_szdd.bid(r);
+    trowel_reader head = *r;
+    int bid = trowel_format_szdd.bid(r);
+    uint8_t magic_and_mode[10];
+    if (bid <= 0 || trowel_read_bytes(&head, magic_and_mode, sizeof magic_and_mode) != TROWEL_OK)
+        return TROWEL_BID_NONE;
+    /* The missing character follows 'A' in the normal header; the QBasic
+     * variant has none (its byte 9 is part of the size). */
+    uint8_t missing = magic_and_mode[8] == 'A' ? magic_and_mode[9] : 0;
+    return szdd_name_promises_content(r->in, missing) ? bid : TROWEL_BID_NONE;
 }
 
 /* The wrapped file, decoded by the szdd format into memory the input owns. */

@@ -116,6 +116,18 @@ assert_rc "extract the wrapped GRF" 0
 run "$TROWEL" extract world.grf -C unwrapped
 assert_eq "the wrapped GRF extracts the same sections" "" "$(diff -r wrapped unwrapped)"
 
+# The filter decodes to look inside only when a name promises a format: the
+# file's own (.grf), the one its header restores (.gr_ + 'f'), or none
+# (standard input). The same bytes under a plain-data name stay szdd.
+cp world.gr_ wrapped.grf
+cp world.gr_ world.dat
+run "$TROWEL" info wrapped.grf
+assert_eq "an SZDD named .grf is peeled" "wrapped.grf: szdd → groff" "$(printf '%s\n' "$OUT" | head -1)"
+run "$TROWEL" info world.dat
+assert_eq "an SZDD named .dat is not" "world.dat: szdd" "$(printf '%s\n' "$OUT" | head -1)"
+run "$TROWEL" list - <world.gr_
+assert_eq "from standard input it is peeled" "$("$TROWEL" list world.grf)" "$OUT"
+
 # ---- GRF: OBJ + MTL. Box's triangle (0,0,0) (1,0,0) (0,1,0), scale 2, at
 # (10,20,30): (10,20,30) (12,20,30) (10,22,30) in the game's Z-up frame,
 # (x, z, -y) in the Y-up output: (10,30,-20) (12,30,-20) (10,30,-22).

@@ -874,7 +874,7 @@ const trowel_format trowel_format_groff = {
     .stored_entries_in_input = true,
     .family = "trespasser",
     .description = "Trespasser GROFF container (.scn scenes and saves, .grf worlds)",
-    .extensions = "scn grf",
+    .extensions = ".scn .grf",
     .caps = TROWEL_CAP_INFO | TROWEL_CAP_LIST | TROWEL_CAP_CREATE | TROWEL_CAP_VERIFY |
             TROWEL_CAP_CONVERT | TROWEL_CAP_MANIFEST,
     .create_options = "",

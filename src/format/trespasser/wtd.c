@@ -907,7 +907,7 @@ const trowel_format trowel_format_tres_wtd = {
     .id = "tres-wtd",
     .family = "trespasser",
     .description = "Trespasser wavelet terrain (WTD quad tree)",
-    .extensions = "*.wtd",
+    .extensions = ".wtd",
     .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
     .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
                       "scale=M: metres per height unit (default 1)\n"
