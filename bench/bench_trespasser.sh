@@ -10,10 +10,11 @@
 #     convert --to png (16-bit heights).
 #   GROFF extract vs cp: a 268 MB GROFF of 32 sections of 8 MiB (random
 #     bytes, made by create -t groff) extracted, against cp of the file.
-#   PID to PNG vs Pillow: a texture directory of 256 paletted 256 x 256
-#     rasters over a 16 MiB page file packed as SPZ (made here from the
-#     documented layout), extract to 256 PNGs, against Pillow (python3-pil)
-#     writing the same pictures as PNGs from the raw page file and palette
+#   PID to PNG vs Pillow: a texture directory of 64 paletted 512 x 512
+#     textures with mips down to 64 (256 rasters, 22 MB of pixels) packed as
+#     SPZ (made here from the documented layout), extract to 256 PNGs in 64
+#     folders, against Pillow (python3-pil) writing the same pictures into
+#     the same tree from the raw page file and palette
 #     (so trowel also expands the SPZ and reads the PID; both use zlib's
 #     default level and no PNG filter for paletted pictures).
 # Prints the median wall time and the median peak RSS of BENCH_RUNS runs
@@ -93,23 +94,30 @@ measure "cp of the same file" "$runs" cp big.grf out.run
 echo "  GROFF: $(stat -c %s big.grf) bytes; cp's time / trowel's: $(ratio "$MEDIAN" "$groff_time")"
 rm -f big.grf
 
-# ---- PID + SPZ to PNG, against Pillow writing the same pictures
+# ---- PID + SPZ to PNG, against Pillow writing the same pictures into the
+# same tree (GROUP/WxH.png: one folder per mip chain)
 mkdir pid
 python3 - pid <<'PYEOF'
 import os, random, struct, sys
-out, n, side = sys.argv[1], 256, 256
+out = sys.argv[1]
 rnd = random.Random(130)
 colours = bytes(b for i in range(256) for b in (i, 255 - i, (i * 7) & 255, 0))
 pal = struct.pack('<III', 16 + 4 * 256, 256, 0x5EED) + colours + bytes(4)
 pages = bytearray()
 rasters = b''
-for k in range(n):
-    # smooth strokes over noise: compresses like a texture, not like zeros
-    row = bytes(rnd.randrange(256) for _ in range(side))
-    pic = b''.join(row[y % 17:] + row[:y % 17] for y in range(side))
-    rasters += struct.pack('<11I4xQ', len(pic), len(pages), side, side, side, 8, 0, 0, 0, 0, 0,
-                           0x10000 + k | side << 32 | side << 42)
-    pages += pic
+n = 0
+with open(os.path.join(out, 'list.txt'), 'w') as listing:
+    for k in range(64):  # 64 textures of 512 x 512 with mips down to 64: 256 rasters
+        for side in (512, 256, 128, 64):
+            # strokes over noise: compresses like a texture, not like zeros
+            row = bytes(rnd.randrange(256) for _ in range(side))
+            pic = b''.join(row[y % 17:] + row[:y % 17] for y in range(side))
+            group = 0x10000 + k
+            rasters += struct.pack('<11I4xQ', len(pic), len(pages), side, side, side, 8, 0, 0, 0,
+                                   0, 0, group | side << 32 | side << 42)
+            listing.write('%d %d %08x\n' % (len(pages), side, group))
+            pages += pic
+            n += 1
 head = struct.pack('<8I', 0x130, 16, 32 + len(pal), n, 32, 1, 0, n)
 open(os.path.join(out, 'bench.pid'), 'wb').write(head + pal + rasters)
 open(os.path.join(out, 'pages.bin'), 'wb').write(pages)
@@ -117,21 +125,25 @@ open(os.path.join(out, 'palette.bin'), 'wb').write(colours)
 PYEOF
 "$trowel" create -q -t spz -o pid/bench.spz pid/pages.bin
 cat >pil_peer.py <<'PYEOF'
-import os, sys
+import os
 from PIL import Image
 pages = open('pid/pages.bin', 'rb').read()
 colours = open('pid/palette.bin', 'rb').read()
 palette = b''.join(bytes((colours[i + 2], colours[i + 1], colours[i])) for i in range(0, 1024, 4))
-os.makedirs('out.run')
-for k in range(256):
-    im = Image.frombytes('P', (256, 256), pages[k * 65536:(k + 1) * 65536])
+for line in open('pid/list.txt'):
+    off, side, group = line.split()
+    off, side = int(off), int(side)
+    os.makedirs('out.run/' + group, exist_ok=True)
+    im = Image.frombytes('P', (side, side), pages[off:off + side * side])
     im.putpalette(palette)
-    im.save('out.run/%d.png' % k)
+    im.save('out.run/%s/%dx%d.png' % (group, side, side))
 PYEOF
+echo "pid: $(stat -c %s pid/pages.bin) bytes of pixels, spz $(stat -c %s pid/bench.spz)"
 measure "PID to 256 PNGs (extract)" "$runs" "$trowel" extract -q pid/bench.pid -C out.run
 pid_time=$MEDIAN
 [[ $(find out.run -name '*.png' | wc -l) == 256 ]] || { echo "bench_trespasser: PID extract lost pictures" >&2; exit 1; }
 measure "Pillow, the same 256 PNGs" "$runs" /usr/bin/python3 pil_peer.py
+[[ $(find out.run -name '*.png' | wc -l) == 256 ]] || { echo "bench_trespasser: the Pillow peer lost pictures" >&2; exit 1; }
 echo "  PID: Pillow's time / trowel's: $(ratio "$MEDIAN" "$pid_time")"
 rm -rf pid out.run
 

@@ -17,7 +17,8 @@ typedef struct png_job {
     trowel_ctx *ctx;
     trowel_sink *out;
     trowel_status status; /* the first failure, recorded before longjmp */
-    bool sink_failed;     /* the sink's own error is already on the context */
+    bool sink_failed;     /* the sink's (or the allocator's) error is already
+                           * on the context */
     char message[160];
 } png_job;
 
@@ -35,6 +36,47 @@ static void on_png_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
     (void)msg; /* libpng warnings are about our own settings: nothing to tell */
+}
+
+/* libpng's memory comes from the context, under its limit. A refusal is
+ * already the context's error (what needed how much); libpng then stops
+ * with its own "out of memory", which must not replace it. */
+static png_voidp on_png_malloc(png_structp png, png_alloc_size_t n)
+{
+    png_job *job = png_get_mem_ptr(png);
+    void *p = trowel_mem_alloc(job->ctx, n);
+    if (!p && job->status == TROWEL_OK) {
+        job->status = job->ctx->last_error.status;
+        job->sink_failed = true;
+    }
+    return p;
+}
+
+static void on_png_free(png_structp png, png_voidp p)
+{
+    png_job *job = png_get_mem_ptr(png);
+    trowel_mem_free(job->ctx, p);
+}
+
+/* libpng could not set itself up: the limit's error when that refused its
+ * memory, else the machine's. */
+static trowel_status libpng_failed_to_start(trowel_ctx *ctx, const png_job *job)
+{
+    if (job->sink_failed)
+        return job->status;
+    return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
+}
+
+static png_structp new_writer(png_job *job)
+{
+    return png_create_write_struct_2(PNG_LIBPNG_VER_STRING, job, on_png_error, on_png_warning,
+                                     job, on_png_malloc, on_png_free);
+}
+
+static png_structp new_reader(png_job *job)
+{
+    return png_create_read_struct_2(PNG_LIBPNG_VER_STRING, job, on_png_error, on_png_warning,
+                                    job, on_png_malloc, on_png_free);
 }
 
 static void on_png_write(png_structp png, png_bytep data, size_t n)
@@ -115,12 +157,11 @@ static trowel_status write_png(trowel_ctx *ctx, trowel_sink *out, const png_requ
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "palette of %u colours",
                            rq->pal->count);
     png_job job = {.ctx = ctx, .out = out, .status = TROWEL_OK};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_png_error,
-                                              on_png_warning);
+    png_structp png = new_writer(&job);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_write_struct(&png, NULL);
-        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
+        return libpng_failed_to_start(ctx, &job);
     }
     png_set_write_fn(png, &job, on_png_write, on_png_flush);
     write_guarded(png, info, rq);
@@ -134,8 +175,13 @@ trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32
                                        const uint8_t *pixels, const trowel_palette *pal)
 {
     png_request rq = {w, h, pixels, pal, false};
-    /* An index past the palette would make libpng write an invalid file. */
-    for (size_t i = 0; pal && i < (size_t)w * h; i++)
+    /* An index past the palette would make libpng write an invalid file.
+     * The largest index first (a loop the compiler vectorises), the pixel
+     * that has it only when it is too large; 256 colours take any byte. */
+    uint8_t largest = 0;
+    for (size_t i = 0; pal && pal->count < 256 && i < (size_t)w * h; i++)
+        largest = pixels[i] > largest ? pixels[i] : largest;
+    for (size_t i = 0; pal && largest >= pal->count && i < (size_t)w * h; i++)
         if (pixels[i] >= pal->count)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "pixel %zu uses colour %u of a %u-colour palette", i, pixels[i],
@@ -235,12 +281,11 @@ trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t 
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0, "not a PNG file");
     gray_read g = {.ctx = ctx, .job = {.ctx = ctx, .status = TROWEL_OK}};
     png_source src = {data, size, 0};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &g.job, on_png_error,
-                                             on_png_warning);
+    png_structp png = new_reader(&g.job);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(&png, NULL, NULL);
-        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
+        return libpng_failed_to_start(ctx, &g.job);
     }
     png_set_read_fn(png, &src, on_png_read);
     read_gray_guarded(png, info, &g);
@@ -384,8 +429,7 @@ trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const u
 {
     *pixels = NULL;
     png_reading rd = {.job = {.ctx = ctx}, .src = {data, size, 0}, .pal = pal};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &rd.job, on_png_error,
-                                             on_png_warning);
+    png_structp png = new_reader(&rd.job);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     bool ok = info && run_read(png, info, &rd);
     png_destroy_read_struct(png ? &png : NULL, info ? &info : NULL, NULL);

@@ -263,6 +263,26 @@ static void raster_palette(const pid_state *st, const pid_raster *x, trowel_pale
         pal->rgba[0][3] = 0;
 }
 
+/* A bump map's 16-bit pixels (phi in bits 0-3, theta in 4-9, a colour
+ * index in 10-15), little-endian: the colour indexes of one row. */
+static void bump_colours_row(const uint8_t *row, uint32_t width, uint8_t *dst)
+{
+    for (uint32_t i = 0; i < width; i++)
+        dst[i] = (uint8_t)(row[2 * i + 1] >> 2);
+}
+
+/* The same row as RGBA: theta x 4 in red, phi x 16 in green. */
+static void bump_angles_row(const uint8_t *row, uint32_t width, uint8_t *dst)
+{
+    for (uint32_t i = 0; i < width; i++) {
+        uint16_t v = (uint16_t)(row[2 * i] | row[2 * i + 1] << 8);
+        dst[4 * i] = (uint8_t)(((v >> 4) & 0x3F) << 2);
+        dst[4 * i + 1] = (uint8_t)((v & 0xF) << 4);
+        dst[4 * i + 2] = 0;
+        dst[4 * i + 3] = 255;
+    }
+}
+
 static trowel_status write_raster(trowel_archive *a, pid_state *st, const pid_entry *e,
                                   trowel_sink *out)
 {
@@ -282,20 +302,16 @@ static trowel_status write_raster(trowel_archive *a, pid_state *st, const pid_en
     uint8_t *px = trowel_mem_alloc(a->ctx, count * (e->kind == ENTRY_ANGLES ? 4 : 1));
     if (!px)
         return a->ctx->last_error.status;
-    for (uint32_t y = 0; y < x->height; y++)
-        for (uint32_t i = 0; i < x->width; i++) {
-            const uint8_t *p = src + ((size_t)y * x->stride + i) * bpp;
-            size_t o = (size_t)y * x->width + i;
-            uint16_t v = bpp == 2 ? (uint16_t)(p[0] | p[1] << 8) : p[0];
-            if (e->kind == ENTRY_ANGLES) {
-                px[4 * o] = (uint8_t)(((v >> 4) & 0x3F) << 2);
-                px[4 * o + 1] = (uint8_t)((v & 0xF) << 4);
-                px[4 * o + 2] = 0;
-                px[4 * o + 3] = 255;
-            } else {
-                px[o] = bpp == 2 ? (uint8_t)(v >> 10) : (uint8_t)v;
-            }
-        }
+    for (uint32_t y = 0; y < x->height; y++) {
+        const uint8_t *row = src + (size_t)y * x->stride * bpp;
+        uint8_t *dst = px + (size_t)y * x->width * (e->kind == ENTRY_ANGLES ? 4 : 1);
+        if (bpp == 1)
+            memcpy(dst, row, x->width);
+        else if (e->kind == ENTRY_ANGLES)
+            bump_angles_row(row, x->width, dst);
+        else
+            bump_colours_row(row, x->width, dst);
+    }
     if (e->kind == ENTRY_ANGLES) {
         s = trowel_png_write_rgba(a->ctx, out, x->width, x->height, px);
     } else {
