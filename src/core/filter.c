@@ -20,7 +20,6 @@
  */
 #include "filter.h"
 #include "input.h"
-#include "sink.h"
 
 #include <string.h>
 #include <strings.h>
@@ -129,18 +128,12 @@ static trowel_status szdd_filter_open(trowel_ctx *ctx, trowel_input *in, trowel_
     trowel_status s = trowel_archive_open_as(ctx, in, &trowel_format_szdd, &a);
     if (s != TROWEL_OK)
         return s;
-    trowel_sink *mem = NULL;
-    s = trowel_sink_open_memory(ctx, &mem);
-    if (s == TROWEL_OK && trowel_archive_entry_count(a) != 1)
-        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "SZDD file without content");
-    if (s == TROWEL_OK)
-        s = trowel_archive_read_entry(a, 0, mem);
     uint8_t *data = NULL;
     size_t size = 0;
-    if (s == TROWEL_OK)
-        s = trowel_sink_take(mem, &data, &size);
-    if (mem)
-        trowel_sink_discard(mem);
+    if (trowel_archive_entry_count(a) != 1)
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "SZDD file without content");
+    else
+        s = trowel_archive_entry_bytes(a, 0, false, &data, &size);
     trowel_archive_close(a);
     if (s != TROWEL_OK)
         return s;
