@@ -20,16 +20,6 @@ static const char *const restored_names[] = {"DEFAULT.PAL", "GLOBE3.ANI", "INTRO
 
 /* ---------------------------------------------------------- helpers */
 
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, n, f);
-        fclose(f);
-    }
-}
-
 static bytes corpus(const char *name)
 {
     char path[1024];

@@ -23,26 +23,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-
-static bool have(const char *path)
-{
-    if (access(path, R_OK) == 0)
-        return true;
-    test_skip("%s is absent", path);
-    return false;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void set_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static trowel_archive *open_mem(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                 trowel_input **in, trowel_status *st)
 {
@@ -146,15 +126,6 @@ static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
         memcpy(out->data, d, len);
     trowel_sink_discard(s);
     return st;
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, n, f);
-        fclose(f);
-    }
 }
 
 /* liblzma alone: the raw LZMA1 decoder on a Valve blob, stopping at the
@@ -305,7 +276,7 @@ static void test_vsif_lzma_refuses_hostile_headers(void)
 
 static void test_vsif_ez2_info_and_list(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -343,7 +314,7 @@ static size_t count_named(trowel_archive *a)
 
 static void test_vsif_ez2_every_scene_named_from_its_vcd_folder(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     const char *const folders[] = {EZ2, EZ2 "/scenes"};
     for (size_t k = 0; k < 2; k++) {
@@ -367,7 +338,7 @@ static void test_vsif_ez2_every_scene_named_from_its_vcd_folder(void)
 
 static void test_vsif_names_from_a_text_list(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     char list[] = "/tmp/trowel-vsif-names-XXXXXX";
     int fd = mkstemp(list);
@@ -414,7 +385,7 @@ static void count_problem_any(void *user, const trowel_error *e)
 
 static void test_vsif_tsp_v3_lists_and_decompiles_every_scene(void)
 {
-    if (!have(TSP_IMAGE))
+    if (!have_file(TSP_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -454,7 +425,7 @@ static void test_vsif_tsp_v3_lists_and_decompiles_every_scene(void)
 
 static void test_vsif_raw_option_gives_the_stored_bvcd(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -510,7 +481,7 @@ static void compare_images(trowel_ctx *ctx, trowel_archive *real, trowel_archive
 
 static void test_vsif_ez2_rebuild_matches_the_real_image(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     static source_set set;
     set.count = 0;
@@ -548,7 +519,7 @@ static void test_vsif_ez2_rebuild_matches_the_real_image(void)
  * differ. */
 static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     static source_set set;
     set.count = 0;
@@ -595,7 +566,7 @@ static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
 
 static void test_vsif_written_images_reread_identically(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     static source_set set;
     set.count = 0;
@@ -652,7 +623,7 @@ static void test_vsif_written_images_reread_identically(void)
 
 static void test_vsif_merge_replaces_and_adds_scenes(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     char dir[] = "/tmp/trowel-vsif-merge-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
@@ -781,7 +752,7 @@ static bool fails_with(const bytes *b, trowel_status want)
 
 static void test_vsif_hostile_images_fail_cleanly(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     bytes real = read_file(EZ2_IMAGE);
     REQUIRE(real.size > 0);

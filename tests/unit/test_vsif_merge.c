@@ -22,28 +22,6 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static bool have(const char *path)
-{
-    if (access(path, R_OK) == 0)
-        return true;
-    test_skip("%s is absent", path);
-    return false;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
 /* What an image holds, read straight from its bytes. */
 typedef struct image_view {
     const uint8_t *d;
@@ -222,7 +200,7 @@ static bool make_big_base(trowel_ctx *ctx, big_base *bb)
         snprintf(bb->names[k], sizeof bb->names[k], "scenes/npc/scene_%04u.vcd", k);
         snprintf(bb->paths[k], sizeof bb->paths[k], "%s/s%04u.vcd", bb->dir, k);
         scene_text(text, sizeof text, k, NULL);
-        write_text(bb->paths[k], text);
+        write_file(bb->paths[k], text, strlen(text));
         bb->src[k].name = bb->names[k];
         bb->src[k].path = bb->paths[k];
     }
@@ -267,7 +245,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     char edited[128];
     snprintf(edited, sizeof edited, "%s/edited.vcd", bb.dir);
     scene_text(text, sizeof text, 1234, "editor.brand_new_line");
-    write_text(edited, text);
+    write_file(edited, text, strlen(text));
     trowel_source src = {"scenes/npc/scene_1234.vcd", edited};
     char base_opt[128];
     snprintf(base_opt, sizeof base_opt, "base=%s", bb.image_path);
@@ -341,8 +319,8 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
     snprintf(p2, sizeof p2, "%s/b.vcd", dir);
     static char text[16384];
     scene_text(text, sizeof text, 7, "merge.test_line");
-    write_text(p1, text);
-    write_text(p2, text);
+    write_file(p1, text, strlen(text));
+    write_file(p2, text, strlen(text));
     trowel_source src[2] = {{edited_name, p1}, {added_name, p2}};
     trowel_ctx *ctx = trowel_ctx_new();
     told t;
@@ -401,7 +379,7 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
 
 static void test_merge_into_ez2_keeps_valves_stored_scenes_and_pool(void)
 {
-    if (have(EZ2_IMAGE))
+    if (have_file(EZ2_IMAGE))
         merge_into_real(EZ2_IMAGE, "scenes/office_wake.vcd", "scenes/brand_new.vcd", 2);
 }
 
@@ -409,7 +387,7 @@ static void test_merge_into_ez2_keeps_valves_stored_scenes_and_pool(void)
  * stale sound lists) as stored. */
 static void test_merge_into_tsp_keeps_v3_summaries_as_stored(void)
 {
-    if (have(TSP_IMAGE))
+    if (have_file(TSP_IMAGE))
         merge_into_real(TSP_IMAGE, "scenes/narrator/con18.vcd", NULL, 3);
 }
 
@@ -418,7 +396,7 @@ static void test_merge_into_tsp_keeps_v3_summaries_as_stored(void)
  * (which verify then accepts). */
 static void test_merge_of_a_v2_base_into_v3_adds_only_lastspeech(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     const char *opts[] = {"base=" EZ2_IMAGE, "version=3"};
