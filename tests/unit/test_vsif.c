@@ -107,6 +107,17 @@ static void collect(source_set *set, const char *dir, const char *name)
     closedir(d);
 }
 
+/* The ez2 image's VCD sources, every file under its scenes folder named
+ * "scenes/..." as the image names them (one static set, made anew at
+ * each call). */
+static const source_set *ez2_sources(void)
+{
+    static source_set set;
+    set.count = 0;
+    collect(&set, EZ2 "/scenes", "scenes");
+    return &set;
+}
+
 /* Builds an image into memory; returns the status. */
 static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
                            const char *const *opts, size_t nopts, bytes *out)
@@ -483,13 +494,11 @@ static void test_vsif_ez2_rebuild_matches_the_real_image(void)
 {
     if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     bytes img = {0};
     /* The folder also holds scenes.image and .txt files: ignored. */
-    REQUIRE(build(ctx, set.items, set.count, NULL, 0, &img) == TROWEL_OK);
+    REQUIRE(build(ctx, set->items, set->count, NULL, 0, &img) == TROWEL_OK);
     trowel_input *in1, *in2;
     trowel_status st;
     trowel_archive *real, *ours;
@@ -521,13 +530,11 @@ static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
 {
     if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     bytes ours = {0}, real = read_file(EZ2_IMAGE);
     REQUIRE(real.size > 20);
-    REQUIRE(build(ctx, set.items, set.count, NULL, 0, &ours) == TROWEL_OK);
+    REQUIRE(build(ctx, set->items, set->count, NULL, 0, &ours) == TROWEL_OK);
     uint32_t eo = get_u32(real.data + 16);
     REQUIRE(ours.size > eo && get_u32(ours.data + 16) == eo);
     CHECK(memcmp(real.data, ours.data, eo) == 0); /* header, string table, pool */
@@ -568,13 +575,11 @@ static void test_vsif_written_images_reread_identically(void)
 {
     if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     const char *v3[] = {"version=3", "compress=lzma"};
     bytes a = {0}, b = {0}, c = {0};
-    REQUIRE(build(ctx, set.items, set.count, v3, 2, &a) == TROWEL_OK);
+    REQUIRE(build(ctx, set->items, set->count, v3, 2, &a) == TROWEL_OK);
     /* Merging with no sources keeps every scene; doing it twice is a fixed
      * point, byte for byte. */
     char path_a[] = "/tmp/trowel-vsif-a-XXXXXX", path_b[] = "/tmp/trowel-vsif-b-XXXXXX";
