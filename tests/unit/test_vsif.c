@@ -8,6 +8,7 @@
 #include "codec/vsif_lzma.h"
 #include "files.h"
 #include "test.h"
+#include "vsif_build.h"
 #include "trowel/trowel.h"
 
 #include <dirent.h>
@@ -116,27 +117,6 @@ static const source_set *ez2_sources(void)
     set.count = 0;
     collect(&set, EZ2 "/scenes", "scenes");
     return &set;
-}
-
-/* Builds an image into memory; returns the status. */
-static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
-                           const char *const *opts, size_t nopts, bytes *out)
-{
-    trowel_sink *s;
-    trowel_status st = trowel_sink_open_memory(ctx, &s);
-    if (st != TROWEL_OK)
-        return st;
-    trowel_create_params p = {.sources = src, .source_count = n, .options = opts,
-                              .option_count = nopts};
-    st = trowel_create(ctx, trowel_format_find("vsif"), &p, s);
-    size_t len = 0;
-    const uint8_t *d = trowel_sink_data(s, &len);
-    out->data = malloc(len ? len : 1);
-    out->size = len;
-    if (out->data && len)
-        memcpy(out->data, d, len);
-    trowel_sink_discard(s);
-    return st;
 }
 
 /* liblzma alone: the raw LZMA1 decoder on a Valve blob, stopping at the
@@ -498,7 +478,7 @@ static void test_vsif_ez2_rebuild_matches_the_real_image(void)
     trowel_ctx *ctx = trowel_ctx_new();
     bytes img = {0};
     /* The folder also holds scenes.image and .txt files: ignored. */
-    REQUIRE(build(ctx, set->items, set->count, NULL, 0, &img) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, NULL, 0, &img) == TROWEL_OK);
     trowel_input *in1, *in2;
     trowel_status st;
     trowel_archive *real, *ours;
@@ -534,7 +514,7 @@ static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
     trowel_ctx *ctx = trowel_ctx_new();
     bytes ours = {0}, real = read_file(EZ2_IMAGE);
     REQUIRE(real.size > 20);
-    REQUIRE(build(ctx, set->items, set->count, NULL, 0, &ours) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, NULL, 0, &ours) == TROWEL_OK);
     uint32_t eo = get_u32(real.data + 16);
     REQUIRE(ours.size > eo && get_u32(ours.data + 16) == eo);
     CHECK(memcmp(real.data, ours.data, eo) == 0); /* header, string table, pool */
@@ -579,7 +559,7 @@ static void test_vsif_written_images_reread_identically(void)
     trowel_ctx *ctx = trowel_ctx_new();
     const char *v3[] = {"version=3", "compress=lzma"};
     bytes a = {0}, b = {0}, c = {0};
-    REQUIRE(build(ctx, set->items, set->count, v3, 2, &a) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, v3, 2, &a) == TROWEL_OK);
     /* Merging with no sources keeps every scene; doing it twice is a fixed
      * point, byte for byte. */
     char path_a[] = "/tmp/trowel-vsif-a-XXXXXX", path_b[] = "/tmp/trowel-vsif-b-XXXXXX";
@@ -592,9 +572,9 @@ static void test_vsif_written_images_reread_identically(void)
     snprintf(base_a, sizeof base_a, "base=%s", path_a);
     snprintf(base_b, sizeof base_b, "base=%s", path_b);
     const char *oa[] = {base_a}, *ob[] = {base_b};
-    REQUIRE(build(ctx, NULL, 0, oa, 1, &b) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, oa, 1, &b) == TROWEL_OK);
     write_file(path_b, b.data, b.size);
-    REQUIRE(build(ctx, NULL, 0, ob, 1, &c) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, ob, 1, &c) == TROWEL_OK);
     CHECK(b.size == c.size && memcmp(b.data, c.data, b.size) == 0);
     trowel_input *ia, *ib;
     trowel_status st;
@@ -646,7 +626,7 @@ static void test_vsif_merge_replaces_and_adds_scenes(void)
     trowel_ctx *ctx = trowel_ctx_new();
     const char *opts[] = {"base=" EZ2_IMAGE};
     bytes img = {0};
-    REQUIRE(build(ctx, src, 2, opts, 1, &img) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, src, 2, opts, 1, &img) == TROWEL_OK);
     trowel_input *in1, *in2;
     trowel_status st;
     trowel_archive *real, *ours;
@@ -701,14 +681,14 @@ static void test_vsif_create_options_are_checked(void)
     bytes img = {0};
     const char *bad1[] = {"version=4"}, *bad2[] = {"compress=zip"}, *bad3[] = {"level=9"};
     trowel_source none[1] = {{"readme.txt", "/dev/null"}};
-    CHECK(build(ctx, none, 1, bad1, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad1, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
-    CHECK(build(ctx, none, 1, bad2, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad2, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
-    CHECK(build(ctx, none, 1, bad3, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad3, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
     /* Only non-.vcd sources: nothing to build. */
-    CHECK(build(ctx, none, 1, NULL, 0, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, NULL, 0, &img) == TROWEL_ERR_USAGE);
     free(img.data);
     trowel_ctx_free(ctx);
 }

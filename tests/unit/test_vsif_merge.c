@@ -10,6 +10,7 @@
  */
 #include "files.h"
 #include "test.h"
+#include "vsif_build.h"
 #include "trowel/trowel.h"
 
 #include <stdbool.h>
@@ -96,30 +97,6 @@ static void on_warning(void *user, const trowel_error *e)
     t->warnings++;
 }
 
-/* Builds an image into memory (bytes malloc'd); returns the status. */
-static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
-                           const char *const *opts, size_t nopts, bytes *out)
-{
-    out->data = NULL;
-    out->size = 0;
-    trowel_sink *s;
-    trowel_status st = trowel_sink_open_memory(ctx, &s);
-    if (st != TROWEL_OK)
-        return st;
-    trowel_create_params p = {.sources = src, .source_count = n, .options = opts,
-                              .option_count = nopts};
-    st = trowel_create(ctx, trowel_format_find("vsif"), &p, s);
-    size_t len = 0;
-    const uint8_t *d = trowel_sink_data(s, &len);
-    out->data = malloc(len ? len : 1);
-    if (out->data && len) {
-        memcpy(out->data, d, len);
-        out->size = len;
-    }
-    trowel_sink_discard(s);
-    return st;
-}
-
 static trowel_status verify_bytes(const bytes *b)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -204,7 +181,7 @@ static bool make_big_base(trowel_ctx *ctx, big_base *bb)
         bb->src[k].name = bb->names[k];
         bb->src[k].path = bb->paths[k];
     }
-    if (build(ctx, bb->src, BIG_SCENES, NULL, 0, &bb->image) != TROWEL_OK)
+    if (vsif_build(ctx, bb->src, BIG_SCENES, NULL, 0, &bb->image) != TROWEL_OK)
         return false;
     snprintf(bb->image_path, sizeof bb->image_path, "%s/base.image", bb->dir);
     FILE *f = fopen(bb->image_path, "wb");
@@ -255,7 +232,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     trowel_ctx_set_note_handler(ctx, on_note, &t);
     trowel_ctx_set_warning_handler(ctx, on_warning, &t);
     bytes merged = {NULL, 0};
-    REQUIRE(build(ctx, &src, 1, opts, 1, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, &src, 1, opts, 1, &merged) == TROWEL_OK);
     CHECK_EQ_U64(t.warnings, 0);
     CHECK_EQ_U64(t.notes, 1);
     char expect[128];
@@ -296,7 +273,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     CHECK(fwrite(merged.data, 1, merged.size, f) == merged.size);
     fclose(f);
     bytes again = {NULL, 0};
-    REQUIRE(build(ctx, &src, 1, opts, 1, &again) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, &src, 1, opts, 1, &again) == TROWEL_OK);
     CHECK(again.size == merged.size && memcmp(again.data, merged.data, merged.size) == 0);
     free(again.data);
     free(merged.data);
@@ -333,7 +310,7 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
     bytes base = read_file(image), merged = {NULL, 0};
     image_view old, now;
     REQUIRE(view(&base, &old));
-    REQUIRE(build(ctx, src, added_name ? 2 : 1, opts, 1, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, src, added_name ? 2 : 1, opts, 1, &merged) == TROWEL_OK);
     REQUIRE(view(&merged, &now));
     CHECK_EQ_U64(now.version, expect_version);
     CHECK_EQ_U64(now.scenes, old.scenes + (added_name ? 1 : 0));
@@ -403,7 +380,7 @@ static void test_merge_of_a_v2_base_into_v3_adds_only_lastspeech(void)
     bytes base = read_file(EZ2_IMAGE), merged = {NULL, 0};
     image_view old, now;
     REQUIRE(view(&base, &old));
-    REQUIRE(build(ctx, NULL, 0, opts, 2, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, opts, 2, &merged) == TROWEL_OK);
     REQUIRE(view(&merged, &now));
     CHECK_EQ_U64(now.version, 3);
     REQUIRE(now.scenes == old.scenes);
