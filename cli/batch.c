@@ -37,6 +37,16 @@ int cli_batch_check_stdin(const cli_session *s, const char *const *files, size_t
     return CLI_EXIT_OK;
 }
 
+int cli_batch_files(const cli_session *s, const cli_args *args, const trowel_format **fmt)
+{
+    int rc = cli_need_operands(s, args, 1, 0, "FILE operand");
+    if (rc == CLI_EXIT_OK)
+        rc = cli_forced_format(s, args, fmt);
+    if (rc == CLI_EXIT_OK)
+        rc = cli_batch_check_stdin(s, args->operands, args->operand_count);
+    return rc;
+}
+
 void cli_batch_header(const char *path, size_t index, size_t count)
 {
     if (count < 2)
@@ -157,6 +167,14 @@ void cli_print_json_object(json_object *o)
 {
     cli_print_json_text(json_object_to_json_string_ext(
         o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+void cli_print_json_and_put(json_object *o)
+{
+    if (!o)
+        return;
+    cli_print_json_object(o);
+    json_object_put(o);
 }
 
 json_object *cli_json_with_file(json_object *o, const char *path)

@@ -32,6 +32,11 @@ size_t cli_batch_archive_count(const cli_args *args);
  * be read once). Returns 0 or 2. */
 int cli_batch_check_stdin(const cli_session *s, const char *const *files, size_t n);
 
+/* The operands of a command whose every operand is a FILE (info, verify):
+ * at least one, -t FORMAT in *fmt (NULL: detect), '-' at most once.
+ * Returns 0 or the exit status after printing why. */
+int cli_batch_files(const cli_session *s, const cli_args *args, const trowel_format **fmt);
+
 /* "==> FILE <==" before each file's text when there are several, with a
  * blank line between files (as head(1) does). */
 void cli_batch_header(const char *path, size_t index, size_t count);
@@ -67,6 +72,8 @@ int cli_recover_names(cli_session *s, const char *path, trowel_archive *a, const
 int cli_max_exit(int a, int b);
 /* Prints o (pretty, as the library does) and a newline on stdout. */
 void cli_print_json_object(json_object *o);
+/* The same, then releases o; NULL prints nothing. */
+void cli_print_json_and_put(json_object *o);
 /* A new object: {"file": path, then o's keys} (o is released). */
 json_object *cli_json_with_file(json_object *o, const char *path);
 /* An error as {"status", "message", "entry"?, "offset"?}. */

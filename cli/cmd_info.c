@@ -73,11 +73,7 @@ static int info_one(cli_session *s, const char *path, const trowel_format *fmt, 
 static int run_info(const cli_args *args, cli_session *s)
 {
     const trowel_format *fmt;
-    int rc = cli_need_operands(s, args, 1, 0, "FILE operand");
-    if (rc == CLI_EXIT_OK)
-        rc = cli_forced_format(s, args, &fmt);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_batch_check_stdin(s, args->operands, args->operand_count);
+    int rc = cli_batch_files(s, args, &fmt);
     if (rc != CLI_EXIT_OK)
         return rc;
     bool json = cli_args_has(args, OPT_JSON);
@@ -86,10 +82,7 @@ static int run_info(const cli_args *args, cli_session *s)
         int r = info_one(s, args->operands[i], fmt, json, array);
         rc = r > rc ? r : rc;
     }
-    if (array) {
-        cli_print_json_object(array);
-        json_object_put(array);
-    }
+    cli_print_json_and_put(array);
     return rc;
 }
 

@@ -228,10 +228,8 @@ static int show_recursive(list_job *j, const char *path, trowel_archive *a, size
         json_object_object_add(o, "entries", rows);
         if (j->array)
             json_object_array_add(j->array, cli_json_with_file(o, path));
-        else {
-            cli_print_json_object(o);
-            json_object_put(o);
-        }
+        else
+            cli_print_json_and_put(o);
         return rc;
     }
     cli_batch_header(path, index, count);
@@ -254,10 +252,8 @@ static int show(list_job *j, const char *path, trowel_archive *a, size_t index, 
             rc = CLI_EXIT_FAILURE;
         else if (j->array)
             json_object_array_add(j->array, cli_json_with_file(o, path));
-        else {
-            cli_print_json_object(o);
-            json_object_put(o);
-        }
+        else
+            cli_print_json_and_put(o);
     } else {
         cli_batch_header(path, index, count);
         if (cli_args_has(j->args, OPT_LONG))
@@ -315,10 +311,7 @@ static int run_list(const cli_args *args, cli_session *s)
         int r = list_one(&j, args->operands[i], i, files);
         rc = r > rc ? r : rc;
     }
-    if (j.array) {
-        cli_print_json_object(j.array);
-        json_object_put(j.array);
-    }
+    cli_print_json_and_put(j.array);
     if (j.opened) /* else nothing could match */
         rc = cli_max_exit(rc, cli_patterns_report_unused(
                                   &j.patterns, files == 1 ? args->operands[0] : NULL, j.unnamed));

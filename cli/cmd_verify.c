@@ -68,11 +68,7 @@ static int verify_one(cli_session *s, const char *path, const trowel_format *fmt
 static int run_verify(const cli_args *args, cli_session *s)
 {
     const trowel_format *fmt;
-    int rc = cli_need_operands(s, args, 1, 0, "FILE operand");
-    if (rc == CLI_EXIT_OK)
-        rc = cli_forced_format(s, args, &fmt);
-    if (rc == CLI_EXIT_OK)
-        rc = cli_batch_check_stdin(s, args->operands, args->operand_count);
+    int rc = cli_batch_files(s, args, &fmt);
     if (rc != CLI_EXIT_OK)
         return rc;
     bool json = cli_args_has(args, OPT_JSON);
@@ -83,15 +79,10 @@ static int run_verify(const cli_args *args, cli_session *s)
         rc = cli_max_exit(rc, verify_one(s, args->operands[i], fmt, json, &result));
         if (result && array)
             json_object_array_add(array, result);
-        else if (result) {
-            cli_print_json_object(result);
-            json_object_put(result);
-        }
+        else
+            cli_print_json_and_put(result);
     }
-    if (array) {
-        cli_print_json_object(array);
-        json_object_put(array);
-    }
+    cli_print_json_and_put(array);
     return rc;
 }
 

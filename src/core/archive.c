@@ -242,35 +242,28 @@ void trowel_archive_close(trowel_archive *a)
     for (size_t i = a->filter_count; i-- > 0;) /* innermost first */
         trowel_input_close(a->filter_inputs[i]);
     trowel_input_close(a->own_in);
-    trowel_sink_discard(a->own_sink);
     trowel_mem_free(a->ctx, a);
 }
 
 /* -------------------------------------------------------- nested archives */
 
 /* The entry's bytes as an input: a window of the parent's input when the
- * entry is stored as is there (stored_entries_in_input), else its decoded bytes in memory (a memory sink,
- * within the memory limit), kept in *sink. */
+ * entry is stored as is there (stored_entries_in_input), else its decoded
+ * bytes in counted memory, which the input owns. */
 static trowel_status entry_input(trowel_archive *a, size_t index, const char *name,
-                                 trowel_input **in, trowel_sink **sink)
+                                 trowel_input **in)
 {
     const trowel_entry *e = &a->entries[index];
-    *sink = NULL;
     if (a->fmt->stored_entries_in_input && strcmp(e->method, "stored") == 0 &&
         e->packed_size == e->size && !trowel_archive_damaged(a))
         return trowel_input_open_window(a->ctx, a->in, e->offset, e->size, name, in);
-    trowel_status s = trowel_sink_open_memory(a->ctx, sink);
-    if (s == TROWEL_OK)
-        s = trowel_archive_read_entry(a, index, *sink);
-    size_t size = 0;
-    const uint8_t *data = s == TROWEL_OK ? trowel_sink_data(*sink, &size) : NULL;
-    if (s == TROWEL_OK)
-        s = trowel_input_open_memory(a->ctx, data, size, name, in);
-    if (s != TROWEL_OK) {
-        trowel_sink_discard(*sink);
-        *sink = NULL;
-    }
-    return s;
+    *in = NULL;
+    uint8_t *data;
+    size_t size;
+    trowel_status s = trowel_archive_entry_bytes(a, index, false, &data, &size);
+    if (s != TROWEL_OK)
+        return s;
+    return trowel_input_adopt_memory(a->ctx, data, size, name, in);
 }
 
 trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
@@ -291,19 +284,16 @@ trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const t
         return ctx->last_error.status;
     snprintf(name, len, "%s/%s", outer, entry);
     trowel_input *in = NULL;
-    trowel_sink *sink = NULL;
-    trowel_status s = entry_input(a, index, name, &in, &sink);
+    trowel_status s = entry_input(a, index, name, &in);
     trowel_mem_free(ctx, name);
     trowel_archive *n = NULL;
     if (s == TROWEL_OK)
         s = trowel_archive_open(ctx, in, fmt, &n);
     if (s != TROWEL_OK) {
         trowel_input_close(in);
-        trowel_sink_discard(sink);
         return s;
     }
     n->own_in = in;
-    n->own_sink = sink;
     n->depth = a->depth + 1;
     *out = n;
     return TROWEL_OK;
@@ -393,8 +383,8 @@ static trowel_status take_fitted(trowel_archive *a, trowel_sink *sink, uint8_t *
     return TROWEL_OK;
 }
 
-trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, uint8_t **data,
-                                             size_t *size)
+trowel_status trowel_archive_entry_bytes(trowel_archive *a, size_t index, bool reserve,
+                                        uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
@@ -402,7 +392,8 @@ trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, ui
     trowel_status s = trowel_sink_open_memory(a->ctx, &sink);
     if (s != TROWEL_OK)
         return s;
-    if (trowel_archive_entry_size_exact(a, index) && a->entries[index].size <= SIZE_MAX) {
+    if (reserve && trowel_archive_entry_size_exact(a, index) &&
+        a->entries[index].size <= SIZE_MAX) {
         trowel_set_entry(a->ctx, a->entries[index].name);
         s = trowel_sink_reserve(sink, (size_t)a->entries[index].size);
     }
@@ -412,6 +403,12 @@ trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, ui
         s = take_fitted(a, sink, data, size);
     trowel_sink_discard(sink);
     return s;
+}
+
+trowel_status trowel_archive_read_entry_data(trowel_archive *a, size_t index, uint8_t **data,
+                                             size_t *size)
+{
+    return trowel_archive_entry_bytes(a, index, true, data, size);
 }
 
 void trowel_archive_free_data(trowel_archive *a, uint8_t *data)

@@ -38,58 +38,10 @@ typedef struct staged {
     bool placed;     /* step 2 done for this one */
 } staged;
 
-static void announce(trowel_sink *s, const char *name, bool live)
+/* A second name for the target, to put it back from. */
+static int link_target(trowel_sink *s, const char *name)
 {
-    if (s->ctx->temp_fn)
-        s->ctx->temp_fn(s->ctx->temp_user, s->dirfd, name, live);
-}
-
-/* Makes a fresh ".trowel-PID-gN" name in s's folder with make (a link or
- * a file), announcing it: 0 or an errno value. */
-static int fresh_name(trowel_sink *s, char *name, size_t cap, unsigned *serial,
-                      int (*make)(trowel_sink *s, const char *name, const void *arg),
-                      const void *arg)
-{
-    for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(name, cap, ".trowel-%ld-g%u", (long)getpid(), (*serial)++);
-        announce(s, name, true);
-        int err = make(s, name, arg);
-        if (err == 0)
-            return 0;
-        announce(s, name, false);
-        name[0] = '\0';
-        if (err != EEXIST)
-            return err;
-    }
-    return EEXIST;
-}
-
-static int link_fd(trowel_sink *s, const char *name, const void *arg)
-{
-    (void)arg;
-    char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
-    if (linkat(AT_FDCWD, proc, s->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
-        return 0;
-    int err = errno;
-#ifdef AT_EMPTY_PATH
-    if (err != EEXIST && linkat(s->fd, "", s->dirfd, name, AT_EMPTY_PATH) == 0)
-        return 0;
-#endif
-    return err;
-}
-
-static int link_target(trowel_sink *s, const char *name, const void *arg)
-{
-    (void)arg;
     return linkat(s->dirfd, s->final_name, s->dirfd, name, 0) == 0 ? 0 : errno;
-}
-
-static trowel_status io_fail(trowel_sink *s, const char *what, int err)
-{
-    return trowel_fail(s->ctx, err == EEXIST ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                       "cannot %s %s: %s", what, s->name,
-                       err == EEXIST ? "it exists (use --force to overwrite)" : strerror(err));
 }
 
 /* Step 1 for one sink. */
@@ -100,11 +52,12 @@ static trowel_status prepare(staged *g, unsigned *serial)
     if (st != TROWEL_OK)
         return st;
     if (fsync(s->fd) != 0 && errno != EINVAL && errno != EROFS)
-        return io_fail(s, "write", errno);
+        return trowel_sink_io_fail(s, "write", errno);
     if (s->unnamed) {
-        int err = fresh_name(s, g->temp, sizeof g->temp, serial, link_fd, NULL);
+        int err = trowel_sink_fresh_name(s, g->temp, sizeof g->temp, "g", serial,
+                                         trowel_sink_link_unnamed);
         if (err)
-            return io_fail(s, "write", err);
+            return trowel_sink_io_fail(s, "write", err);
     } else {
         memcpy(g->temp, s->temp_name, sizeof g->temp);
         s->temp_name[0] = '\0'; /* the group owns the name from now on */
@@ -112,18 +65,19 @@ static trowel_status prepare(staged *g, unsigned *serial)
     int fd = s->fd;
     s->fd = -1;
     if (close(fd) != 0)
-        return io_fail(s, "close", errno);
+        return trowel_sink_io_fail(s, "close", errno);
     struct stat sb;
     bool exists = fstatat(s->dirfd, s->final_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
     if (exists && !(s->flags & TROWEL_SINK_OVERWRITE))
-        return io_fail(s, "create", EEXIST);
+        return trowel_sink_io_fail(s, "create", EEXIST);
     if (exists && !S_ISREG(sb.st_mode))
         return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
                            "cannot replace %s: it is not a regular file", s->name);
     if (exists) {
-        int err = fresh_name(s, g->backup, sizeof g->backup, serial, link_target, NULL);
+        int err = trowel_sink_fresh_name(s, g->backup, sizeof g->backup, "g", serial,
+                                         link_target);
         if (err)
-            return io_fail(s, "keep a copy of", err);
+            return trowel_sink_io_fail(s, "keep a copy of", err);
     }
     return TROWEL_OK;
 }
@@ -150,7 +104,7 @@ static bool undo(staged *g)
     if (g->backup[0]) {
         if (renameat(s->dirfd, g->backup, s->dirfd, s->final_name) != 0)
             return false;
-        announce(s, g->backup, false);
+        trowel_sink_announce(s, g->backup, false);
         g->backup[0] = '\0';
         return true;
     }
@@ -163,11 +117,11 @@ static void clean(staged *g)
     trowel_sink *s = g->s;
     if (g->temp[0]) {
         unlinkat(s->dirfd, g->temp, 0);
-        announce(s, g->temp, false);
+        trowel_sink_announce(s, g->temp, false);
     }
     if (g->backup[0]) {
         unlinkat(s->dirfd, g->backup, 0);
-        announce(s, g->backup, false);
+        trowel_sink_announce(s, g->backup, false);
     }
     trowel_sink_discard(s);
 }
@@ -203,10 +157,10 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t n)
     for (; st == TROWEL_OK && done < n; done++) {
         int err = place(&g[done]);
         if (err) {
-            st = io_fail(g[done].s, "create", err);
+            st = trowel_sink_io_fail(g[done].s, "create", err);
             break;
         }
-        announce(g[done].s, g[done].temp, false); /* renamed or unlinked by place */
+        trowel_sink_announce(g[done].s, g[done].temp, false); /* renamed or unlinked by place */
         g[done].temp[0] = '\0';
         g[done].placed = true;
     }
@@ -224,7 +178,7 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t n)
             if (!undone && g[i].placed) {
                 /* keep the original copy for the user: no longer ours to
                  * remove, not even by a signal handler */
-                announce(g[i].s, g[i].backup, false);
+                trowel_sink_announce(g[i].s, g[i].backup, false);
                 g[i].backup[0] = '\0';
             }
     }

@@ -20,20 +20,22 @@
  */
 #include "filter.h"
 #include "input.h"
-#include "sink.h"
 
 #include <string.h>
 #include <strings.h>
 
 /* ---------------------------------------------------------------- xor69 */
 
-static bool is_scumm_first_tag(const uint8_t tag[4])
+enum trowel_xor69_start trowel_xor69_start(const uint8_t raw[4])
 {
-    static const char *const first[] = {"LECF", "RNAM", "MAXS"};
-    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
-        if (memcmp(tag, first[i], 4) == 0)
-            return true;
-    return false;
+    uint8_t tag[4];
+    for (size_t i = 0; i < sizeof tag; i++)
+        tag[i] = raw[i] ^ 0x69;
+    if (memcmp(tag, "LECF", 4) == 0)
+        return TROWEL_XOR69_DATA;
+    if (memcmp(tag, "RNAM", 4) == 0 || memcmp(tag, "MAXS", 4) == 0)
+        return TROWEL_XOR69_INDEX;
+    return TROWEL_XOR69_NONE;
 }
 
 static int xor69_bid(trowel_reader *r)
@@ -41,16 +43,17 @@ static int xor69_bid(trowel_reader *r)
     uint8_t head[8];
     if (trowel_read_bytes(r, head, sizeof head) != TROWEL_OK)
         return TROWEL_BID_NONE;
-    for (size_t i = 0; i < sizeof head; i++)
+    for (size_t i = 4; i < sizeof head; i++)
         head[i] ^= 0x69;
     uint32_t size = (uint32_t)head[4] << 24 | (uint32_t)head[5] << 16 | (uint32_t)head[6] << 8 |
                     head[7];
-    if (!is_scumm_first_tag(head) || size < 8 || size > trowel_reader_size(r))
+    if (trowel_xor69_start(head) == TROWEL_XOR69_NONE || size < 8 ||
+        size > trowel_reader_size(r))
         return TROWEL_BID_NONE;
     return TROWEL_BID_MAGIC;
 }
 
-static trowel_status xor69_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out)
+trowel_status trowel_xor69_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out)
 {
     return trowel_input_open_xor(ctx, in, 0x69, out);
 }
@@ -59,7 +62,7 @@ static const trowel_filter filter_xor69 = {
     .id = "xor69",
     .description = "every byte XORed with 0x69 (SCUMM v5/v6 index and data files)",
     .bid = xor69_bid,
-    .open = xor69_open,
+    .open = trowel_xor69_open,
 };
 
 /* ----------------------------------------------------------------- szdd */
@@ -129,18 +132,12 @@ static trowel_status szdd_filter_open(trowel_ctx *ctx, trowel_input *in, trowel_
     trowel_status s = trowel_archive_open_as(ctx, in, &trowel_format_szdd, &a);
     if (s != TROWEL_OK)
         return s;
-    trowel_sink *mem = NULL;
-    s = trowel_sink_open_memory(ctx, &mem);
-    if (s == TROWEL_OK && trowel_archive_entry_count(a) != 1)
-        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "SZDD file without content");
-    if (s == TROWEL_OK)
-        s = trowel_archive_read_entry(a, 0, mem);
     uint8_t *data = NULL;
     size_t size = 0;
-    if (s == TROWEL_OK)
-        s = trowel_sink_take(mem, &data, &size);
-    if (mem)
-        trowel_sink_discard(mem);
+    if (trowel_archive_entry_count(a) != 1)
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "SZDD file without content");
+    else
+        s = trowel_archive_entry_bytes(a, 0, false, &data, &size);
     trowel_archive_close(a);
     if (s != TROWEL_OK)
         return s;

@@ -152,7 +152,6 @@ struct trowel_archive {
     size_t size_before_len;
     /* opened by trowel_archive_open_entry: what it owns, how deep it is */
     trowel_input *own_in;
-    trowel_sink *own_sink;
     unsigned depth;
     /* verify bookkeeping */
     trowel_verify_fn report_fn;
@@ -164,6 +163,16 @@ struct trowel_archive {
  * its wrapper with a format uses it, so that it does not peel itself). */
 trowel_status trowel_archive_open_as(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
                                      trowel_archive **out);
+
+/* Entry index read whole into counted memory: *data (trowel_mem_alloc'ed
+ * on a's context, NULL when empty) holds *size bytes, fitted to them; the
+ * caller frees it. Errors as trowel_archive_read_entry. reserve: when the
+ * entry's size is exact, allocate it before decoding instead of growing as
+ * the decoder writes (trowel_archive_read_entry_data); without it, an
+ * entry whose size cannot fit is refused only as its bytes arrive, so a
+ * damaged one fails with its own error. */
+trowel_status trowel_archive_entry_bytes(trowel_archive *a, size_t index, bool reserve,
+                                        uint8_t **data, size_t *size);
 
 /* Opens a file related to the one being read, through the context's open
  * hook (trowel_ctx_set_open_hook) or the default: base is the name of the

@@ -60,38 +60,45 @@ static void free_sink(trowel_sink *s)
     trowel_mem_free(ctx, s);
 }
 
-/* Tells the context's temp handler that the sink's temporary name is about
- * to exist (live) or exists no more. */
-static void announce_temp(trowel_sink *s, bool live)
+void trowel_sink_announce(trowel_sink *s, const char *name, bool live)
 {
     if (s->ctx->temp_fn)
-        s->ctx->temp_fn(s->ctx->temp_user, s->dirfd, s->temp_name, live);
+        s->ctx->temp_fn(s->ctx->temp_user, s->dirfd, name, live);
 }
 
-/* Gives the sink a fresh temporary name and calls make until it makes
- * something under it (0) or fails for a reason other than the name being
- * taken (an errno value). The name is short, whatever the target's length,
- * and announced live from just before it is made. */
-static int with_fresh_temp(trowel_sink *s, int (*make)(trowel_sink *s))
+static void announce_temp(trowel_sink *s, bool live)
+{
+    trowel_sink_announce(s, s->temp_name, live);
+}
+
+int trowel_sink_fresh_name(trowel_sink *s, char *name, size_t cap, const char *tag,
+                           unsigned *serial, trowel_sink_make_fn make)
 {
     for (unsigned attempt = 0; attempt < 100; attempt++) {
-        snprintf(s->temp_name, sizeof s->temp_name, ".trowel-%ld-%u", (long)getpid(), attempt);
-        announce_temp(s, true);
-        int err = make(s);
+        snprintf(name, cap, ".trowel-%ld-%s%u", (long)getpid(), tag, (*serial)++);
+        trowel_sink_announce(s, name, true);
+        int err = make(s, name);
         if (err == 0)
             return 0;
-        announce_temp(s, false);
-        s->temp_name[0] = '\0';
+        trowel_sink_announce(s, name, false);
+        name[0] = '\0';
         if (err != EEXIST)
             return err;
     }
     return EEXIST;
 }
 
-static int create_named_temp(trowel_sink *s)
+/* Gives the sink a fresh temporary name (".trowel-PID-N", N from 0) with
+ * trowel_sink_fresh_name. */
+static int with_fresh_temp(trowel_sink *s, trowel_sink_make_fn make)
 {
-    s->fd = openat(s->dirfd, s->temp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                   0666);
+    unsigned serial = 0;
+    return trowel_sink_fresh_name(s, s->temp_name, sizeof s->temp_name, "", &serial, make);
+}
+
+static int create_named_temp(trowel_sink *s, const char *name)
+{
+    s->fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     return s->fd >= 0 ? 0 : errno;
 }
 
@@ -452,37 +459,31 @@ trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int er
     return TROWEL_OK;
 }
 
-/* Links the unnamed file fd into dirfd as name: 0 or an errno value
- * (EEXIST when the name is taken). Through /proc first, which needs no
- * privilege; AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH. */
-static int link_unnamed(int fd, int dirfd, const char *name)
+/* Through /proc first, which needs no privilege; AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH. */
+int trowel_sink_link_unnamed(trowel_sink *s, const char *name)
 {
 #if defined(__linux__) && defined(O_TMPFILE)
     char proc[64];
-    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-    if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", s->fd);
+    if (linkat(AT_FDCWD, proc, s->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
         return 0;
     int err = errno;
     if (err == EEXIST)
         return err;
-    if (linkat(fd, "", dirfd, name, AT_EMPTY_PATH) == 0)
+    if (linkat(s->fd, "", s->dirfd, name, AT_EMPTY_PATH) == 0)
         return 0;
     return errno == EEXIST ? EEXIST : err;
 #else
-    (void)fd, (void)dirfd, (void)name;
+    (void)s, (void)name;
     return ENOTSUP;
 #endif
 }
 
-static int link_temp(trowel_sink *s)
-{
-    return link_unnamed(s->fd, s->dirfd, s->temp_name);
-}
-
-static trowel_status fail_exists_or(trowel_sink *s, int err)
+trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err)
 {
     return trowel_fail(s->ctx, err == EEXIST ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                       "cannot create %s: %s", s->name,
+                       "cannot %s %s: %s", what, s->name,
                        err == EEXIST ? "it exists (use --force to overwrite)" : strerror(err));
 }
 
@@ -492,12 +493,12 @@ static trowel_status fail_exists_or(trowel_sink *s, int err)
  * is not the target's shows the output only between those two calls. */
 static trowel_status place_unnamed(trowel_sink *s)
 {
-    int err = link_unnamed(s->fd, s->dirfd, s->final_name);
+    int err = trowel_sink_link_unnamed(s, s->final_name);
     if (err != EEXIST || !(s->flags & TROWEL_SINK_OVERWRITE))
-        return err ? fail_exists_or(s, err) : TROWEL_OK;
-    err = with_fresh_temp(s, link_temp);
+        return err ? trowel_sink_io_fail(s, "create", err) : TROWEL_OK;
+    err = with_fresh_temp(s, trowel_sink_link_unnamed);
     if (err)
-        return fail_exists_or(s, err);
+        return trowel_sink_io_fail(s, "create", err);
     trowel_status st = TROWEL_OK;
     if (renameat(s->dirfd, s->temp_name, s->dirfd, s->final_name) != 0) {
         st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
@@ -568,7 +569,7 @@ static trowel_status commit_named(trowel_sink *s)
     } else if (st == TROWEL_OK) {
         int err = place_named_no_replace(s);
         if (err)
-            st = fail_exists_or(s, err);
+            st = trowel_sink_io_fail(s, "create", err);
     }
     unlinkat(s->dirfd, s->temp_name, 0);
     announce_temp(s, false);

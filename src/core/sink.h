@@ -68,4 +68,27 @@ trowel_status trowel_sink_flush(trowel_sink *s);
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);
 
+/* The file sink's naming and linking, shared with trowel_sinks_finish_all
+ * (commit.c), which gives several sinks more names of its own. */
+
+/* Tells the context's temp handler that name, in s's folder, is about to
+ * exist (live) or exists no more. */
+void trowel_sink_announce(trowel_sink *s, const char *name, bool live);
+/* Makes something (a file, a link) under name in s's folder: 0 or an errno
+ * value, EEXIST when the name is taken. */
+typedef int (*trowel_sink_make_fn)(trowel_sink *s, const char *name);
+/* Writes a fresh short name ".trowel-PID-<tag><serial>" into name (cap
+ * bytes), whatever the target's length, and calls make until it makes
+ * something under it (0) or fails for a reason other than the name being
+ * taken (an errno value; name is then ""). Each try takes the next
+ * *serial. The name is announced live from just before it is made. */
+int trowel_sink_fresh_name(trowel_sink *s, char *name, size_t cap, const char *tag,
+                           unsigned *serial, trowel_sink_make_fn make);
+/* Links s's unnamed file (O_TMPFILE) into its folder as name: 0 or an
+ * errno value (EEXIST when the name is taken). */
+int trowel_sink_link_unnamed(trowel_sink *s, const char *name);
+/* Fails s's context with "cannot WHAT NAME: why", err an errno value; a
+ * name that exists (EEXIST) is TROWEL_ERR_EXISTS and says --force. */
+trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err);
+
 #endif

@@ -1,13 +1,18 @@
 /*
- * Whole-file helpers for tests that compare trowel's work with real files.
- * Test-only; failures show up as an empty result the test then checks.
+ * Whole-file helpers for tests that compare trowel's work with real files,
+ * and the little-endian fields they read and patch. Test-only; failures
+ * show up as an empty result the test then checks.
  */
 #ifndef TROWEL_TEST_FILES_H
 #define TROWEL_TEST_FILES_H
 
+#include "test.h"
+
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 typedef struct bytes {
     uint8_t *data; /* malloc'd, one spare byte; NULL when unreadable */
@@ -28,6 +33,37 @@ static inline bytes read_file(const char *path)
         b.size = (size_t)n;
     fclose(f);
     return b;
+}
+
+/* Writes n bytes to path (a failure shows when the file is read back). */
+static inline void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) {
+        fwrite(data, 1, n, f);
+        fclose(f);
+    }
+}
+
+/* True when path (a corpus file) can be read; else the case records a
+ * skip naming it. */
+static inline bool have_file(const char *path)
+{
+    if (access(path, R_OK) == 0)
+        return true;
+    test_skip("%s is absent", path);
+    return false;
+}
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static inline void set_u32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
 /* A fresh folder under /tmp (a static buffer: one at a time), or NULL. */

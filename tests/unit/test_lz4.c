@@ -265,19 +265,7 @@ static void test_liblz4_allocations_count_against_the_limit(void)
     CHECK_EQ_U64(codec_decode(ctx, "lz4", f.data, f.len, text.len, &out, NULL), TROWEL_ERR_LIMIT);
     CHECK_EQ_U64(ctx->mem_in_use, 0);
     trowel_ctx_set_mem_limit(ctx, TROWEL_DEFAULT_MEM_LIMIT);
-    for (uint64_t k = 1; k < 10; k++) {
-        ctx->fail_alloc_after = k;
-        trowel_status s = codec_decode(ctx, "lz4", f.data, f.len, text.len, &out, NULL);
-        CHECK(s == TROWEL_OK || s == TROWEL_ERR_NOMEM);
-        buf_free(&out);
-        ctx->fail_alloc_after = k;
-        buf e2;
-        s = codec_encode(ctx, "lz4", text.data, text.len, NULL, 0, &e2);
-        CHECK(s == TROWEL_OK || s == TROWEL_ERR_NOMEM);
-        buf_free(&e2);
-        ctx->fail_alloc_after = 0;
-        CHECK_EQ_U64(ctx->mem_in_use, 0);
-    }
+    check_each_allocation_failing(ctx, "lz4", &f, &text, 10);
     buf_free(&f);
     buf_free(&text);
     trowel_ctx_free(ctx);

@@ -20,16 +20,6 @@ static const char *const restored_names[] = {"DEFAULT.PAL", "GLOBE3.ANI", "INTRO
 
 /* ---------------------------------------------------------- helpers */
 
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, n, f);
-        fclose(f);
-    }
-}
-
 static bytes corpus(const char *name)
 {
     char path[1024];
@@ -72,6 +62,32 @@ static const char *prop_str(trowel_archive *a, const char *key)
 {
     const trowel_prop *p = trowel_props_find(trowel_archive_info(a), key);
     return p && p->type == TROWEL_VALUE_STRING ? p->s : "(none)";
+}
+
+/* An SZDD file opened under the name file with the missing character
+ * recorded as missing restores its entry's name as want. */
+typedef struct restore_case {
+    const char *file, *want;
+    uint8_t missing;
+} restore_case;
+
+/* Opens b (a real SZDD file) once per case, its byte 9 set to the case's
+ * character, and checks the restored name. */
+static void check_restored_names(bytes *b, const restore_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        b->data[9] = cases[i].missing;
+        trowel_ctx *ctx = trowel_ctx_new();
+        trowel_input *in;
+        trowel_status st;
+        trowel_archive *a = open_mem(ctx, b, cases[i].file, &in, &st);
+        CHECK(a != NULL);
+        if (a)
+            CHECK_STR(trowel_archive_entry(a, 0)->name, cases[i].want);
+        trowel_archive_close(a);
+        trowel_input_close(in);
+        trowel_ctx_free(ctx);
+    }
 }
 
 /* ---------------------------------------------------------- real files */
@@ -142,10 +158,7 @@ static void test_restored_name_recases_and_refuses_separators(void)
 {
     bytes b = corpus("DEFAULT.PA_");
     REQUIRE_INPUT(b.data != NULL);
-    static const struct {
-        const char *file, *want;
-        uint8_t missing;
-    } cases[] = {
+    static const restore_case cases[] = {
         {"default.pa_", "default.pal", 'L'},  /* upper recorded, lower name */
         {"DEFAULT.PA_", "DEFAULT.PAL", 'L'},  /* upper recorded, upper name */
         {"Default.Pa_", "Default.PaL", 'L'},  /* mixed name: as recorded */
@@ -160,19 +173,7 @@ static void test_restored_name_recases_and_refuses_separators(void)
         {"HIGH.TX_", "HIGH.TX", 0xe9},
         {"TAB.TX_", "TAB.TX", '\t'},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        b.data[9] = cases[i].missing;
-        trowel_ctx *ctx = trowel_ctx_new();
-        trowel_input *in;
-        trowel_status st;
-        trowel_archive *a = open_mem(ctx, &b, cases[i].file, &in, &st);
-        CHECK(a != NULL);
-        if (a)
-            CHECK_STR(trowel_archive_entry(a, 0)->name, cases[i].want);
-        trowel_archive_close(a);
-        trowel_input_close(in);
-        trowel_ctx_free(ctx);
-    }
+    check_restored_names(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.data);
 }
 
@@ -206,28 +207,13 @@ static void test_restored_name_follows_case_and_mscompress_convention(void)
 {
     bytes b = corpus("DEFAULT.PA_"); /* records 'l' */
     REQUIRE_INPUT(b.data != NULL);
-    static const struct {
-        const char *file, *want;
-        uint8_t missing;
-    } cases[] = {
+    static const restore_case cases[] = {
         {"default.pa_", "default.pal", 'l'}, {"DEFAULT.PA_", "DEFAULT.PAL", 'l'},
         {"Default.Pa_", "Default.Pal", 'l'}, {"BE.GRF", "BE.GRF", 'l'},
         {"notes.txt_", "notes.txt", 0},      {"X_", "X", 0},
         {"_", "_", 0},                       {"EVIL._", "EVIL.", '/'},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        b.data[9] = cases[i].missing;
-        trowel_ctx *ctx = trowel_ctx_new();
-        trowel_input *in;
-        trowel_status st;
-        trowel_archive *a = open_mem(ctx, &b, cases[i].file, &in, &st);
-        CHECK(a != NULL);
-        if (a)
-            CHECK_STR(trowel_archive_entry(a, 0)->name, cases[i].want);
-        trowel_archive_close(a);
-        trowel_input_close(in);
-        trowel_ctx_free(ctx);
-    }
+    check_restored_names(&b, cases, sizeof cases / sizeof cases[0]);
     free(b.data);
 }
 

@@ -3,13 +3,16 @@
  * strictly from the documented layouts (the SPZ by our own writer), read
  * back as PNGs whose every pixel is worked out below; mip chains grouped
  * by the hash's low 32 bits; a bump map's colour-index image and angle
- * map; a missing page file and a cut directory.
+ * map; a missing page file, a page file declaring a size its stream cannot
+ * hold, and a cut directory.
  */
+#include "codec/lzss.h"
 #include "files.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
 #include <png.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[64];
@@ -265,6 +268,50 @@ static void test_pid_without_page_file_opens_damaged_and_says_why(void)
     close_pid(&o);
 }
 
+/* Keeps the first warning's message and offset. */
+static void keep_first_warning(void *user, const trowel_error *w)
+{
+    trowel_error *first = user;
+    if (!first->message[0])
+        *first = *w;
+}
+
+/* The page file is decoded by the spz format's own code: a size its stream
+ * cannot hold is refused before decoding, with spz's message, named by the
+ * page file (its offsets count there, not in the PID). The first raster
+ * finds it at open, which warns and marks the archive damaged. */
+static void test_pid_page_file_with_impossible_size_names_it(void)
+{
+    make_fixture(true);
+    char path[128];
+    snprintf(path, sizeof path, "%s/level-130.spz", dir);
+    struct stat sb;
+    REQUIRE(stat(path, &sb) == 0);
+    uint64_t stream = (uint64_t)sb.st_size - 4;
+    FILE *f = fopen(path, "r+b");
+    REQUIRE(f != NULL);
+    const uint8_t huge[4] = {0xFF, 0xFF, 0xFF, 0x00};
+    fwrite(huge, 1, sizeof huge, f);
+    fclose(f);
+    opened o = {trowel_ctx_new(), NULL, NULL, TROWEL_OK};
+    trowel_error first = {0};
+    trowel_ctx_set_warning_handler(o.ctx, keep_first_warning, &first);
+    char pid[128];
+    snprintf(pid, sizeof pid, "%s/level-130.pid", dir);
+    REQUIRE(trowel_input_open_file(o.ctx, pid, &o.in) == TROWEL_OK);
+    CHECK(trowel_archive_open(o.ctx, o.in, NULL, &o.a) == TROWEL_OK);
+    CHECK(o.a && trowel_archive_damaged(o.a));
+    char want[512];
+    snprintf(want, sizeof want,
+             "deadbeef/4x2.png: %s: SPZ header declares 16777215 bytes but the %llu-byte "
+             "stream can hold at most %llu: the file is truncated or the size is corrupt",
+             path, (unsigned long long)stream,
+             (unsigned long long)trowel_lzss_max_output(stream));
+    CHECK_STR(first.message, want);
+    CHECK_EQ_U64(first.offset, 0);
+    close_pid(&o);
+}
+
 static void test_pid_raster_table_past_the_end_is_refused(void)
 {
     make_fixture(true);
@@ -288,6 +335,7 @@ int main(int argc, char **argv)
         TEST(test_pid_index_json_names_hash_size_flags_palette),
         TEST(test_pid_without_page_file_opens_damaged_and_says_why),
         TEST(test_pid_raster_table_past_the_end_is_refused),
+        TEST(test_pid_page_file_with_impossible_size_names_it),
     };
     int rc = test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
     const char *names[] = {"level-130.pid", "level-130.spz", "pages.bin"};

@@ -134,15 +134,6 @@ static const char *path_in(const char *name)
     return buf[i];
 }
 
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, n, f);
-        fclose(f);
-    }
-}
-
 /* Creates a WTD from a file with options; the new file's bytes. */
 static bytes create_wtd(const char *src_path, const char *const *opts, size_t nopts,
                         trowel_status *status, char *message, size_t cap)

@@ -8,6 +8,7 @@
 #include "codec/vsif_lzma.h"
 #include "files.h"
 #include "test.h"
+#include "vsif_build.h"
 #include "trowel/trowel.h"
 
 #include <dirent.h>
@@ -22,26 +23,6 @@
 #define TSP_IMAGE TROWEL_CORPUS_DIR "/valve/tsp/scenes/scenes.image"
 
 /* ---------------------------------------------------------------- helpers */
-
-
-static bool have(const char *path)
-{
-    if (access(path, R_OK) == 0)
-        return true;
-    test_skip("%s is absent", path);
-    return false;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void set_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 static trowel_archive *open_mem(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                 trowel_input **in, trowel_status *st)
@@ -127,34 +108,15 @@ static void collect(source_set *set, const char *dir, const char *name)
     closedir(d);
 }
 
-/* Builds an image into memory; returns the status. */
-static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
-                           const char *const *opts, size_t nopts, bytes *out)
+/* The ez2 image's VCD sources, every file under its scenes folder named
+ * "scenes/..." as the image names them (one static set, made anew at
+ * each call). */
+static const source_set *ez2_sources(void)
 {
-    trowel_sink *s;
-    trowel_status st = trowel_sink_open_memory(ctx, &s);
-    if (st != TROWEL_OK)
-        return st;
-    trowel_create_params p = {.sources = src, .source_count = n, .options = opts,
-                              .option_count = nopts};
-    st = trowel_create(ctx, trowel_format_find("vsif"), &p, s);
-    size_t len = 0;
-    const uint8_t *d = trowel_sink_data(s, &len);
-    out->data = malloc(len ? len : 1);
-    out->size = len;
-    if (out->data && len)
-        memcpy(out->data, d, len);
-    trowel_sink_discard(s);
-    return st;
-}
-
-static void write_file(const char *path, const void *data, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fwrite(data, 1, n, f);
-        fclose(f);
-    }
+    static source_set set;
+    set.count = 0;
+    collect(&set, EZ2 "/scenes", "scenes");
+    return &set;
 }
 
 /* liblzma alone: the raw LZMA1 decoder on a Valve blob, stopping at the
@@ -305,7 +267,7 @@ static void test_vsif_lzma_refuses_hostile_headers(void)
 
 static void test_vsif_ez2_info_and_list(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -343,7 +305,7 @@ static size_t count_named(trowel_archive *a)
 
 static void test_vsif_ez2_every_scene_named_from_its_vcd_folder(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     const char *const folders[] = {EZ2, EZ2 "/scenes"};
     for (size_t k = 0; k < 2; k++) {
@@ -367,7 +329,7 @@ static void test_vsif_ez2_every_scene_named_from_its_vcd_folder(void)
 
 static void test_vsif_names_from_a_text_list(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     char list[] = "/tmp/trowel-vsif-names-XXXXXX";
     int fd = mkstemp(list);
@@ -414,7 +376,7 @@ static void count_problem_any(void *user, const trowel_error *e)
 
 static void test_vsif_tsp_v3_lists_and_decompiles_every_scene(void)
 {
-    if (!have(TSP_IMAGE))
+    if (!have_file(TSP_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -454,7 +416,7 @@ static void test_vsif_tsp_v3_lists_and_decompiles_every_scene(void)
 
 static void test_vsif_raw_option_gives_the_stored_bvcd(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;
@@ -510,15 +472,13 @@ static void compare_images(trowel_ctx *ctx, trowel_archive *real, trowel_archive
 
 static void test_vsif_ez2_rebuild_matches_the_real_image(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     bytes img = {0};
     /* The folder also holds scenes.image and .txt files: ignored. */
-    REQUIRE(build(ctx, set.items, set.count, NULL, 0, &img) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, NULL, 0, &img) == TROWEL_OK);
     trowel_input *in1, *in2;
     trowel_status st;
     trowel_archive *real, *ours;
@@ -548,15 +508,13 @@ static void test_vsif_ez2_rebuild_matches_the_real_image(void)
  * differ. */
 static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     bytes ours = {0}, real = read_file(EZ2_IMAGE);
     REQUIRE(real.size > 20);
-    REQUIRE(build(ctx, set.items, set.count, NULL, 0, &ours) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, NULL, 0, &ours) == TROWEL_OK);
     uint32_t eo = get_u32(real.data + 16);
     REQUIRE(ours.size > eo && get_u32(ours.data + 16) == eo);
     CHECK(memcmp(real.data, ours.data, eo) == 0); /* header, string table, pool */
@@ -595,15 +553,13 @@ static void test_vsif_ez2_rebuild_is_byte_exact_but_for_lzma(void)
 
 static void test_vsif_written_images_reread_identically(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
-    static source_set set;
-    set.count = 0;
-    collect(&set, EZ2 "/scenes", "scenes");
+    const source_set *set = ez2_sources();
     trowel_ctx *ctx = trowel_ctx_new();
     const char *v3[] = {"version=3", "compress=lzma"};
     bytes a = {0}, b = {0}, c = {0};
-    REQUIRE(build(ctx, set.items, set.count, v3, 2, &a) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, set->items, set->count, v3, 2, &a) == TROWEL_OK);
     /* Merging with no sources keeps every scene; doing it twice is a fixed
      * point, byte for byte. */
     char path_a[] = "/tmp/trowel-vsif-a-XXXXXX", path_b[] = "/tmp/trowel-vsif-b-XXXXXX";
@@ -616,9 +572,9 @@ static void test_vsif_written_images_reread_identically(void)
     snprintf(base_a, sizeof base_a, "base=%s", path_a);
     snprintf(base_b, sizeof base_b, "base=%s", path_b);
     const char *oa[] = {base_a}, *ob[] = {base_b};
-    REQUIRE(build(ctx, NULL, 0, oa, 1, &b) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, oa, 1, &b) == TROWEL_OK);
     write_file(path_b, b.data, b.size);
-    REQUIRE(build(ctx, NULL, 0, ob, 1, &c) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, ob, 1, &c) == TROWEL_OK);
     CHECK(b.size == c.size && memcmp(b.data, c.data, b.size) == 0);
     trowel_input *ia, *ib;
     trowel_status st;
@@ -652,7 +608,7 @@ static void test_vsif_written_images_reread_identically(void)
 
 static void test_vsif_merge_replaces_and_adds_scenes(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     char dir[] = "/tmp/trowel-vsif-merge-XXXXXX";
     REQUIRE(mkdtemp(dir) != NULL);
@@ -670,7 +626,7 @@ static void test_vsif_merge_replaces_and_adds_scenes(void)
     trowel_ctx *ctx = trowel_ctx_new();
     const char *opts[] = {"base=" EZ2_IMAGE};
     bytes img = {0};
-    REQUIRE(build(ctx, src, 2, opts, 1, &img) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, src, 2, opts, 1, &img) == TROWEL_OK);
     trowel_input *in1, *in2;
     trowel_status st;
     trowel_archive *real, *ours;
@@ -725,14 +681,14 @@ static void test_vsif_create_options_are_checked(void)
     bytes img = {0};
     const char *bad1[] = {"version=4"}, *bad2[] = {"compress=zip"}, *bad3[] = {"level=9"};
     trowel_source none[1] = {{"readme.txt", "/dev/null"}};
-    CHECK(build(ctx, none, 1, bad1, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad1, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
-    CHECK(build(ctx, none, 1, bad2, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad2, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
-    CHECK(build(ctx, none, 1, bad3, 1, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, bad3, 1, &img) == TROWEL_ERR_USAGE);
     free(img.data);
     /* Only non-.vcd sources: nothing to build. */
-    CHECK(build(ctx, none, 1, NULL, 0, &img) == TROWEL_ERR_USAGE);
+    CHECK(vsif_build(ctx, none, 1, NULL, 0, &img) == TROWEL_ERR_USAGE);
     free(img.data);
     trowel_ctx_free(ctx);
 }
@@ -781,7 +737,7 @@ static bool fails_with(const bytes *b, trowel_status want)
 
 static void test_vsif_hostile_images_fail_cleanly(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     bytes real = read_file(EZ2_IMAGE);
     REQUIRE(real.size > 0);

@@ -10,6 +10,7 @@
  */
 #include "files.h"
 #include "test.h"
+#include "vsif_build.h"
 #include "trowel/trowel.h"
 
 #include <stdbool.h>
@@ -21,28 +22,6 @@
 #define BIG_SCENES 1800
 
 /* ---------------------------------------------------------------- helpers */
-
-static bool have(const char *path)
-{
-    if (access(path, R_OK) == 0)
-        return true;
-    test_skip("%s is absent", path);
-    return false;
-}
-
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "wb");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
 
 /* What an image holds, read straight from its bytes. */
 typedef struct image_view {
@@ -116,30 +95,6 @@ static void on_warning(void *user, const trowel_error *e)
     if (t->warnings < 4)
         snprintf(t->warning[t->warnings], sizeof t->warning[0], "%s: %s", e->entry, e->message);
     t->warnings++;
-}
-
-/* Builds an image into memory (bytes malloc'd); returns the status. */
-static trowel_status build(trowel_ctx *ctx, const trowel_source *src, size_t n,
-                           const char *const *opts, size_t nopts, bytes *out)
-{
-    out->data = NULL;
-    out->size = 0;
-    trowel_sink *s;
-    trowel_status st = trowel_sink_open_memory(ctx, &s);
-    if (st != TROWEL_OK)
-        return st;
-    trowel_create_params p = {.sources = src, .source_count = n, .options = opts,
-                              .option_count = nopts};
-    st = trowel_create(ctx, trowel_format_find("vsif"), &p, s);
-    size_t len = 0;
-    const uint8_t *d = trowel_sink_data(s, &len);
-    out->data = malloc(len ? len : 1);
-    if (out->data && len) {
-        memcpy(out->data, d, len);
-        out->size = len;
-    }
-    trowel_sink_discard(s);
-    return st;
 }
 
 static trowel_status verify_bytes(const bytes *b)
@@ -222,11 +177,11 @@ static bool make_big_base(trowel_ctx *ctx, big_base *bb)
         snprintf(bb->names[k], sizeof bb->names[k], "scenes/npc/scene_%04u.vcd", k);
         snprintf(bb->paths[k], sizeof bb->paths[k], "%s/s%04u.vcd", bb->dir, k);
         scene_text(text, sizeof text, k, NULL);
-        write_text(bb->paths[k], text);
+        write_file(bb->paths[k], text, strlen(text));
         bb->src[k].name = bb->names[k];
         bb->src[k].path = bb->paths[k];
     }
-    if (build(ctx, bb->src, BIG_SCENES, NULL, 0, &bb->image) != TROWEL_OK)
+    if (vsif_build(ctx, bb->src, BIG_SCENES, NULL, 0, &bb->image) != TROWEL_OK)
         return false;
     snprintf(bb->image_path, sizeof bb->image_path, "%s/base.image", bb->dir);
     FILE *f = fopen(bb->image_path, "wb");
@@ -267,7 +222,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     char edited[128];
     snprintf(edited, sizeof edited, "%s/edited.vcd", bb.dir);
     scene_text(text, sizeof text, 1234, "editor.brand_new_line");
-    write_text(edited, text);
+    write_file(edited, text, strlen(text));
     trowel_source src = {"scenes/npc/scene_1234.vcd", edited};
     char base_opt[128];
     snprintf(base_opt, sizeof base_opt, "base=%s", bb.image_path);
@@ -277,7 +232,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     trowel_ctx_set_note_handler(ctx, on_note, &t);
     trowel_ctx_set_warning_handler(ctx, on_warning, &t);
     bytes merged = {NULL, 0};
-    REQUIRE(build(ctx, &src, 1, opts, 1, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, &src, 1, opts, 1, &merged) == TROWEL_OK);
     CHECK_EQ_U64(t.warnings, 0);
     CHECK_EQ_U64(t.notes, 1);
     char expect[128];
@@ -318,7 +273,7 @@ static void test_merge_of_one_scene_into_an_hl2_sized_image_keeps_the_rest(void)
     CHECK(fwrite(merged.data, 1, merged.size, f) == merged.size);
     fclose(f);
     bytes again = {NULL, 0};
-    REQUIRE(build(ctx, &src, 1, opts, 1, &again) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, &src, 1, opts, 1, &again) == TROWEL_OK);
     CHECK(again.size == merged.size && memcmp(again.data, merged.data, merged.size) == 0);
     free(again.data);
     free(merged.data);
@@ -341,8 +296,8 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
     snprintf(p2, sizeof p2, "%s/b.vcd", dir);
     static char text[16384];
     scene_text(text, sizeof text, 7, "merge.test_line");
-    write_text(p1, text);
-    write_text(p2, text);
+    write_file(p1, text, strlen(text));
+    write_file(p2, text, strlen(text));
     trowel_source src[2] = {{edited_name, p1}, {added_name, p2}};
     trowel_ctx *ctx = trowel_ctx_new();
     told t;
@@ -355,7 +310,7 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
     bytes base = read_file(image), merged = {NULL, 0};
     image_view old, now;
     REQUIRE(view(&base, &old));
-    REQUIRE(build(ctx, src, added_name ? 2 : 1, opts, 1, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, src, added_name ? 2 : 1, opts, 1, &merged) == TROWEL_OK);
     REQUIRE(view(&merged, &now));
     CHECK_EQ_U64(now.version, expect_version);
     CHECK_EQ_U64(now.scenes, old.scenes + (added_name ? 1 : 0));
@@ -401,7 +356,7 @@ static void merge_into_real(const char *image, const char *edited_name, const ch
 
 static void test_merge_into_ez2_keeps_valves_stored_scenes_and_pool(void)
 {
-    if (have(EZ2_IMAGE))
+    if (have_file(EZ2_IMAGE))
         merge_into_real(EZ2_IMAGE, "scenes/office_wake.vcd", "scenes/brand_new.vcd", 2);
 }
 
@@ -409,7 +364,7 @@ static void test_merge_into_ez2_keeps_valves_stored_scenes_and_pool(void)
  * stale sound lists) as stored. */
 static void test_merge_into_tsp_keeps_v3_summaries_as_stored(void)
 {
-    if (have(TSP_IMAGE))
+    if (have_file(TSP_IMAGE))
         merge_into_real(TSP_IMAGE, "scenes/narrator/con18.vcd", NULL, 3);
 }
 
@@ -418,14 +373,14 @@ static void test_merge_into_tsp_keeps_v3_summaries_as_stored(void)
  * (which verify then accepts). */
 static void test_merge_of_a_v2_base_into_v3_adds_only_lastspeech(void)
 {
-    if (!have(EZ2_IMAGE))
+    if (!have_file(EZ2_IMAGE))
         return;
     trowel_ctx *ctx = trowel_ctx_new();
     const char *opts[] = {"base=" EZ2_IMAGE, "version=3"};
     bytes base = read_file(EZ2_IMAGE), merged = {NULL, 0};
     image_view old, now;
     REQUIRE(view(&base, &old));
-    REQUIRE(build(ctx, NULL, 0, opts, 2, &merged) == TROWEL_OK);
+    REQUIRE(vsif_build(ctx, NULL, 0, opts, 2, &merged) == TROWEL_OK);
     REQUIRE(view(&merged, &now));
     CHECK_EQ_U64(now.version, 3);
     REQUIRE(now.scenes == old.scenes);

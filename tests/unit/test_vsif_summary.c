@@ -180,17 +180,6 @@ static void collect_problem(void *user, const trowel_error *e)
         snprintf(p->first, sizeof p->first, "%s", e->message);
 }
 
-static uint32_t get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void set_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* Builds a one-scene image from text; returns its bytes (malloc'd). */
 static bytes build_image(trowel_ctx *ctx, const char *text, const char *version)
 {

@@ -339,12 +339,7 @@ static trowel_status decode(scumm_costume *c, const uint8_t *d, size_t n)
 trowel_status scumm_cost_decode(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                 scumm_costume *c)
 {
-    memset(c, 0, sizeof *c);
-    c->ctx = ctx;
-    trowel_status s = decode(c, data, size);
-    if (s != TROWEL_OK)
-        scumm_costume_free(c);
-    return s;
+    return scumm_costume_decode_with(ctx, data, size, c, decode);
 }
 
 /* ---------------------------------------------------------------- bid */

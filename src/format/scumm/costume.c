@@ -31,6 +31,24 @@ void scumm_costume_free(scumm_costume *c)
     memset(c, 0, sizeof *c);
 }
 
+trowel_status scumm_costume_decode_with(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                        scumm_costume *c, scumm_costume_decoder decode)
+{
+    memset(c, 0, sizeof *c);
+    c->ctx = ctx;
+    trowel_status s = decode(c, data, size);
+    if (s != TROWEL_OK)
+        scumm_costume_free(c);
+    return s;
+}
+
+/* A COST or an AKOS costume, as akos says. */
+static trowel_status decode_costume(trowel_ctx *ctx, const uint8_t *data, size_t size, bool akos,
+                                    scumm_costume *c)
+{
+    return akos ? scumm_akos_decode(ctx, data, size, c) : scumm_cost_decode(ctx, data, size, c);
+}
+
 void scumm_default_room_palette(uint8_t rgb[768])
 {
     static const uint8_t ega[16][3] = {
@@ -267,8 +285,7 @@ trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r, bool akos)
     a->priv = st;
     trowel_status s = trowel_reader_load(r, &st->bytes, &st->size);
     if (s == TROWEL_OK)
-        s = akos ? scumm_akos_decode(a->ctx, st->bytes, st->size, &st->c)
-                 : scumm_cost_decode(a->ctx, st->bytes, st->size, &st->c);
+        s = decode_costume(a->ctx, st->bytes, st->size, akos, &st->c);
     if (s != TROWEL_OK)
         return s;
     if ((s = add_info(a, &st->c)) != TROWEL_OK)
@@ -766,8 +783,7 @@ trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block,
 {
     scumm_costume c;
     bool akos = size >= 4 && memcmp(block, "AKOS", 4) == 0;
-    trowel_status s = akos ? scumm_akos_decode(ctx, block, size, &c)
-                           : scumm_cost_decode(ctx, block, size, &c);
+    trowel_status s = decode_costume(ctx, block, size, akos, &c);
     if (s != TROWEL_OK)
         return s;
     c.folder = folder;

@@ -107,6 +107,11 @@ trowel_status scumm_cost_decode(trowel_ctx *ctx, const uint8_t *data, size_t siz
 trowel_status scumm_akos_decode(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                 scumm_costume *c);
 void scumm_costume_free(scumm_costume *c);
+/* What the two decoders share: c zeroed and bound to ctx, decode run over
+ * [data, data + size), and c freed again when it fails. */
+typedef trowel_status (*scumm_costume_decoder)(scumm_costume *c, const uint8_t *data, size_t size);
+trowel_status scumm_costume_decode_with(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                        scumm_costume *c, scumm_costume_decoder decode);
 
 /* The steps a limb plays in an animation, up to max; *loops: it repeats. */
 size_t scumm_limb_steps(scumm_costume *c, const scumm_anim *a, unsigned limb, scumm_step *steps,

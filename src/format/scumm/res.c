@@ -30,6 +30,7 @@
  */
 #include "scumm.h"
 #include "costume.h"
+#include "core/filter.h"
 #include "core/input.h"
 #include "core/sink.h"
 
@@ -448,12 +449,8 @@ static bool open_partner(trowel_archive *a, int which)
     uint8_t tag[4] = {0};
     (void)trowel_read_bytes(&r, tag, 4);
     trowel_ctx_clear_error(ctx);
-    const char *want = which == FILE_DATA ? "LECF" : "RNAM";
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = tag[i] ^ 0x69;
-    if (memcmp(x, want, 4) == 0 || (which == FILE_INDEX && memcmp(x, "MAXS", 4) == 0)) {
-        if (trowel_input_open_xor(ctx, raw, 0x69, &st->owned[1]) != TROWEL_OK)
+    if (trowel_xor69_start(tag) == (which == FILE_DATA ? TROWEL_XOR69_DATA : TROWEL_XOR69_INDEX)) {
+        if (trowel_xor69_open(ctx, raw, &st->owned[1]) != TROWEL_OK)
             return false;
         st->files[which] = st->owned[1];
         st->xored = true;

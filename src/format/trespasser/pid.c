@@ -30,7 +30,7 @@
  * renderer's convention (index 0), not a field of the file.
  * Facts: ../shared/formats/trespasser.md (PID and SWP data).
  */
-#include "codec/lzss.h"
+#include "spz.h"
 #include "core/module.h"
 #include "core/sink.h"
 #include "export/png.h"
@@ -222,20 +222,13 @@ static trowel_status load_swp(trowel_archive *a, pid_state *st)
     if (found >= 2) {
         s = trowel_reader_load(&r, &st->swp, &st->swp_size);
     } else {
-        uint32_t size;
-        trowel_reader stream;
         trowel_sink *mem = NULL;
-        s = trowel_read_u32le(&r, &size);
-        if (s == TROWEL_OK && size > trowel_lzss_max_output(trowel_reader_remaining(&r)))
-            s = trowel_fail(a->ctx, TROWEL_ERR_TRUNCATED, 0,
-                            "%s declares %lu bytes its stream cannot hold", st->swp_path,
-                            (unsigned long)size);
-        if (s == TROWEL_OK)
-            s = trowel_reader_rest(&r, &stream);
-        if (s == TROWEL_OK)
-            s = trowel_sink_open_memory(a->ctx, &mem);
-        if (s == TROWEL_OK)
-            s = trowel_lzss_decode(a->ctx, &trowel_lzss_spz, &stream, size, mem);
+        s = trowel_sink_open_memory(a->ctx, &mem);
+        if (s == TROWEL_OK && (s = trowel_spz_decode(a->ctx, &r, mem)) != TROWEL_OK) {
+            /* its offsets count in the page file, not the PID: name it */
+            trowel_error why = a->ctx->last_error;
+            trowel_fail(a->ctx, s, why.offset, "%s: %s", st->swp_path, why.message);
+        }
         if (s == TROWEL_OK)
             s = trowel_sink_take(mem, &st->swp, &st->swp_size);
         trowel_sink_discard(mem);

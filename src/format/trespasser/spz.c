@@ -10,6 +10,7 @@
  * the stream could really produce.
  * Facts: ../shared/formats/trespasser.md (SZDD and SPZ; corrections).
  */
+#include "spz.h"
 #include "codec/lzss.h"
 #include "core/module.h"
 
@@ -120,19 +121,26 @@ static trowel_status spz_open(trowel_archive *a, trowel_reader *r)
     return TROWEL_OK;
 }
 
+trowel_status trowel_spz_decode(trowel_ctx *ctx, trowel_reader *file, trowel_sink *out)
+{
+    uint32_t size;
+    trowel_reader stream;
+    trowel_status s = trowel_read_u32le(file, &size);
+    if (s == TROWEL_OK)
+        s = trowel_reader_rest(file, &stream);
+    if (s == TROWEL_OK)
+        s = check_size(ctx, size, trowel_reader_size(&stream));
+    if (s == TROWEL_OK)
+        s = trowel_lzss_decode(ctx, &trowel_lzss_spz, &stream, size, out);
+    return s;
+}
+
 static trowel_status spz_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     (void)index;
-    const spz_state *st = a->priv;
-    trowel_reader whole, stream;
+    trowel_reader whole;
     trowel_reader_init(&whole, a->ctx, a->in);
-    trowel_status s = trowel_reader_sub(&whole, SPZ_HEADER_SIZE,
-                                        trowel_reader_size(&whole) - SPZ_HEADER_SIZE, &stream);
-    if (s == TROWEL_OK)
-        s = check_size(a->ctx, st->size, trowel_reader_size(&stream));
-    if (s == TROWEL_OK)
-        s = trowel_lzss_decode(a->ctx, &trowel_lzss_spz, &stream, st->size, out);
-    return s;
+    return trowel_spz_decode(a->ctx, &whole, out);
 }
 
 static void spz_close(trowel_archive *a)
