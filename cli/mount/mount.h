@@ -46,6 +46,11 @@ struct mount_node {
      * how .trowel/convert/ is made too. */
     mount_node **children; /* sorted by name once built (mount_tree_sort) */
     size_t child_count, child_cap;
+    /* A hash index of the children by name (open addressing, index_cap a
+     * power of two, at most half full), so that adding n entries to one
+     * folder costs O(n) and not O(n^2); NULL while the folder is small. */
+    mount_node **index;
+    size_t index_cap;
     bool expanded;
     /* ENTRY.d/ folders: the nested archive in the file nest_entry, opened
      * when the folder is first used and kept until unmount; nest_failed
