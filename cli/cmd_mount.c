@@ -42,13 +42,22 @@ static int cache_limit(const cli_session *s, const cli_args *args, uint64_t *out
     return CLI_EXIT_OK;
 }
 
-static int check_mountpoint(const cli_session *s, const char *path)
+/* A mount point that is missing or no folder is a bad operand, not a
+ * misuse of the command line: exit 1, as cp and mount(8) fail for it. */
+static int check_mountpoint(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return cli_usage_error(s->verb, "%s: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cli_usage_error(s->verb, "%s: the mount point must be a folder", path);
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            cli_error("%s: no such folder to mount on (make it first)", path);
+        else
+            cli_error("%s: cannot use as the mount point: %s", path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        cli_error("%s: the mount point must be a folder", path);
+        return CLI_EXIT_FAILURE;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -83,7 +92,7 @@ static int run_mount(const cli_args *args, cli_session *s)
     if (rc == CLI_EXIT_OK && cli_is_stdin(args->operands[0]))
         rc = cli_usage_error(s->verb, "mount reads a file, not standard input");
     if (rc == CLI_EXIT_OK)
-        rc = check_mountpoint(s, args->operands[1]);
+        rc = check_mountpoint(args->operands[1]);
     uint64_t cache = 0;
     if (rc == CLI_EXIT_OK)
         rc = cache_limit(s, args, &cache);

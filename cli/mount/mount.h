@@ -58,6 +58,8 @@ struct mount_node {
     mount_node *nest_entry;
     trowel_archive *nested;
     bool nest_failed;
+    trowel_input *nest_in;  /* the nested archive's input, when the folder made it */
+    uint8_t *nest_data;     /* the decoded entry under it (trowel_archive_free_data) */
     /* Files. */
     mount_view view;
     size_t entry;         /* ENTRY, RAW: the index in its archive */

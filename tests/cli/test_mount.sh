@@ -20,7 +20,8 @@ assert_contains "mount a missing archive: says so" "$ERR" "nothing.image"
 if mountpoint -q point; then fail "a failed mount mounts nothing"; else pass; fi
 : >plain.file
 run "$TROWEL" mount "$SZDD_DIR/DEFAULT.PA_" plain.file
-assert_usage_error "mount on a file"
+assert_rc "mount on a file: exit 1 (a bad operand, not a usage error)" 1
+assert_contains "mount on a file: says so" "$ERR" "plain.file: the mount point must be a folder"
 run "$TROWEL" mount - point
 assert_usage_error "mount standard input"
 run "$TROWEL" umount point
