@@ -74,15 +74,6 @@ static int open_raw(cli_session *s, const char *path, const trowel_format *fmt,
     return rc;
 }
 
-static bool has_raw_option(const trowel_format *f)
-{
-    const trowel_option_info *o;
-    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
-        if (strcmp(o->key, "raw") == 0 && !o->targets)
-            return true;
-    return false;
-}
-
 static int run_mount(const cli_args *args, cli_session *s)
 {
     const trowel_format *fmt;
@@ -110,7 +101,7 @@ static int run_mount(const cli_args *args, cli_session *s)
     if (rc == CLI_EXIT_OK)
         rc = cli_apply_read_options(s, path, o.a, args);
     if (rc == CLI_EXIT_OK && !cli_args_has(args, OPT_RAW) &&
-        has_raw_option(trowel_archive_format(o.a)))
+        mount_format_has_raw_option(trowel_archive_format(o.a)))
         rc = open_raw(s, path, fmt, args, &raw);
     if (rc == CLI_EXIT_OK)
         rc = mount_serve(s, o.a, raw.a, &cfg);

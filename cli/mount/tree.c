@@ -150,6 +150,20 @@ mount_node *mount_tree_add_dir(mount_node *dir, const char *name)
     return step_into(dir, name, strlen(name), &err);
 }
 
+mount_node *mount_tree_add_dir_path(mount_node *root, const char *path)
+{
+    mount_node *dir = root;
+    int err = 0;
+    while (dir && *path) {
+        size_t len = strcspn(path, "/");
+        if (len > 0)
+            dir = step_into(dir, path, len, &err);
+        path += len;
+        path += *path == '/';
+    }
+    return dir;
+}
+
 int mount_tree_add_file(mount_node *root, const char *path, mount_node **out)
 {
     *out = NULL;
