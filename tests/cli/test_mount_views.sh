@@ -53,12 +53,7 @@ assert_eq "convert/inner.str2_pc.d/: the SZDD files' targets (the text file has 
 assert_same_file "convert/inner.str2_pc.d/DEFAULT.PA_.json is what convert writes" \
     m/.trowel/convert/inner.str2_pc.d/DEFAULT.PA_.json default.json
 first=$(cd x-scenes && ls | head -1)
-bad=""
-for t in json bvcd json-full; do
-    (cd x-scenes && "$TROWEL" convert "$first" --to "$t" -o "../conv.$t")
-    cmp -s "m/.trowel/convert/scenes.image.d/$first.$t" "conv.$t" || bad="$bad $t"
-done
-assert_eq "convert/scenes.image.d/$first.*: what convert writes" "" "$bad"
+same_conversions scenes m/.trowel/convert/scenes.image.d x-scenes "$first" json bvcd json-full
 assert_eq "convert/scenes.image.d/: 4 files for each of the 301 scenes" 1204 \
     "$(find m/.trowel/convert/scenes.image.d -type f | wc -l)"
 cat_all m
