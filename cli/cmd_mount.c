@@ -160,9 +160,10 @@ const cli_command cli_cmd_mount = {
         "when read). With -r, an entry that is an archive itself (a .str2_pc in\n"
         "a .vpp_pc) also shows as the folder ENTRY.d/ beside it, holding its\n"
         "tree as 'extract -r' writes it; it is opened when first listed, and so\n"
-        "on down. An entry (or nested archive) that cannot be read gives EIO\n"
-        "and an error on stderr (the system log once detached); the others stay\n"
-        "readable.",
+        "on down; .trowel/raw/ENTRY.d/ and .trowel/convert/ENTRY.d/ hold its\n"
+        "views. An entry (or nested archive) that cannot be read gives EIO and\n"
+        "an error on stderr (the system log once detached); the others stay\n"
+        "readable. A MOUNTPOINT that is missing or no folder: exit 1.",
     .options = mount_options,
     .more_help = mount_help,
     .run = run_mount,
