@@ -523,17 +523,18 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 4,
                            "length field says %lu bytes, more than a %llu-byte stream can hold",
                            (unsigned long)length, (unsigned long long)n);
-    if ((s = trowel_mem_check(ctx, n + (uint64_t)length, "the packed stream and its output")) !=
-        TROWEL_OK)
+    /* A memory sink that has room for the whole output and nothing in it
+     * yet (trowel_archive_read_entry_data reserves it) is decoded into
+     * directly: no second buffer, no copy, and only the packed stream
+     * still to allocate. */
+    uint8_t *direct = memory_sink_room(out, length);
+    if ((s = trowel_mem_check(ctx, n + (direct ? 0 : (uint64_t)length),
+                              "the packed stream and its output")) != TROWEL_OK)
         return s;
     uint8_t *src;
     size_t got;
     if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
         return s;
-    /* A memory sink that has room for the whole output and nothing in it
-     * yet (trowel_archive_read_entry_data reserves it) is decoded into
-     * directly: no second buffer, no copy. */
-    uint8_t *direct = memory_sink_room(out, length);
     uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, length ? length : 1);
     if (!dst) {
         trowel_mem_free(ctx, src);
