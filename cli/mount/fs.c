@@ -465,10 +465,6 @@ static void add_conversions(mount_fs *fs, mount_node *src)
     }
 }
 
-/* ENTRY.d/: the nested archive in dir->nest_entry, opened in place (its
- * memory counts against the limit: cached files make room for it). One
- * that fails to open (damaged, or nested past TROWEL_NEST_MAX) is
- * reported once and its folder gives EIO; the rest stays readable. */
 /* How many archives dir is nested in (1: an ENTRY.d/ of the mounted one). */
 static int nest_depth(const mount_node *dir)
 {
@@ -510,6 +506,12 @@ static void close_nest(mount_fs *fs, mount_node *dir)
     dir->nest_data = NULL;
 }
 
+/* ENTRY.d/: the nested archive in dir->nest_entry, opened (open_nested)
+ * on first use; its memory counts against the limit (cached files make
+ * room for it). One that fails to open (damaged, or nested past
+ * TROWEL_NEST_MAX) is reported once and its folder gives EIO; the rest
+ * stays readable. A .trowel/raw/ folder (nest_raw) shows the entries as
+ * stored. */
 static void expand_nested(mount_fs *fs, mount_node *dir)
 {
     if (nest_depth(dir) > TROWEL_NEST_MAX) {
