@@ -42,13 +42,22 @@ static int cache_limit(const cli_session *s, const cli_args *args, uint64_t *out
     return CLI_EXIT_OK;
 }
 
-static int check_mountpoint(const cli_session *s, const char *path)
+/* A mount point that is missing or no folder is a bad operand, not a
+ * misuse of the command line: exit 1, as cp and mount(8) fail for it. */
+static int check_mountpoint(const char *path)
 {
     struct stat st;
-    if (stat(path, &st) != 0)
-        return cli_usage_error(s->verb, "%s: %s", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cli_usage_error(s->verb, "%s: the mount point must be a folder", path);
+    if (stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            cli_error("%s: no such folder to mount on (make it first)", path);
+        else
+            cli_error("%s: cannot use as the mount point: %s", path, strerror(errno));
+        return CLI_EXIT_FAILURE;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        cli_error("%s: the mount point must be a folder", path);
+        return CLI_EXIT_FAILURE;
+    }
     return CLI_EXIT_OK;
 }
 
@@ -65,15 +74,6 @@ static int open_raw(cli_session *s, const char *path, const trowel_format *fmt,
     return rc;
 }
 
-static bool has_raw_option(const trowel_format *f)
-{
-    const trowel_option_info *o;
-    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
-        if (strcmp(o->key, "raw") == 0 && !o->targets)
-            return true;
-    return false;
-}
-
 static int run_mount(const cli_args *args, cli_session *s)
 {
     const trowel_format *fmt;
@@ -83,7 +83,7 @@ static int run_mount(const cli_args *args, cli_session *s)
     if (rc == CLI_EXIT_OK && cli_is_stdin(args->operands[0]))
         rc = cli_usage_error(s->verb, "mount reads a file, not standard input");
     if (rc == CLI_EXIT_OK)
-        rc = check_mountpoint(s, args->operands[1]);
+        rc = check_mountpoint(args->operands[1]);
     uint64_t cache = 0;
     if (rc == CLI_EXIT_OK)
         rc = cache_limit(s, args, &cache);
@@ -101,7 +101,7 @@ static int run_mount(const cli_args *args, cli_session *s)
     if (rc == CLI_EXIT_OK)
         rc = cli_apply_read_options(s, path, o.a, args);
     if (rc == CLI_EXIT_OK && !cli_args_has(args, OPT_RAW) &&
-        has_raw_option(trowel_archive_format(o.a)))
+        mount_format_has_raw_option(trowel_archive_format(o.a)))
         rc = open_raw(s, path, fmt, args, &raw);
     if (rc == CLI_EXIT_OK)
         rc = mount_serve(s, o.a, raw.a, &cfg);
@@ -160,9 +160,10 @@ const cli_command cli_cmd_mount = {
         "when read). With -r, an entry that is an archive itself (a .str2_pc in\n"
         "a .vpp_pc) also shows as the folder ENTRY.d/ beside it, holding its\n"
         "tree as 'extract -r' writes it; it is opened when first listed, and so\n"
-        "on down. An entry (or nested archive) that cannot be read gives EIO\n"
-        "and an error on stderr (the system log once detached); the others stay\n"
-        "readable.",
+        "on down; .trowel/raw/ENTRY.d/ and .trowel/convert/ENTRY.d/ hold its\n"
+        "views. An entry (or nested archive) that cannot be read gives EIO and\n"
+        "an error on stderr (the system log once detached); the others stay\n"
+        "readable. A MOUNTPOINT that is missing or no folder: exit 1.",
     .options = mount_options,
     .more_help = mount_help,
     .run = run_mount,

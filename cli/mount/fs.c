@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #define VIEWS_DIR ".trowel"
+#define TROWEL_STR_(x) #x
+#define TROWEL_STR(x) TROWEL_STR_(x)
 
 typedef struct mount_fs {
     cli_session *s;
@@ -30,9 +32,9 @@ typedef struct mount_fs {
     trowel_archive *a;   /* the main tree */
     trowel_archive *raw; /* .trowel/raw/, or NULL */
     mount_node *root;
+    mount_node *views;   /* .trowel/ */
+    mount_node *raw_dir; /* .trowel/raw/, once something goes in it; or NULL */
     mount_node *convert; /* .trowel/convert/, expanded on first use; or NULL */
-    mount_node **files;  /* the main tree's files, in entry order */
-    size_t file_count;
     struct stat archive_st;
     /* LRU: head is the most recently used. */
     mount_node *lru_head, *lru_tail;
@@ -48,6 +50,20 @@ static mount_fs *current_fs(void)
 
 /* In the foreground on stderr, as every trowel message; once detached
  * (stderr is /dev/null then) in the system log. */
+static void print_failure(mount_fs *fs, const trowel_error *e)
+{
+    if (fs->cfg->foreground) {
+        cli_print_error(fs->cfg->archive, e);
+        return;
+    }
+    if (e->offset != TROWEL_NO_OFFSET)
+        syslog(LOG_ERR, "%s: %s: %s (offset 0x%llx)", fs->cfg->archive, e->entry, e->message,
+               (unsigned long long)e->offset);
+    else
+        syslog(LOG_ERR, "%s: %s: %s", fs->cfg->archive, e->entry, e->message);
+}
+
+/* Why n could not be read, from the context's last error. */
 static void report_failure(mount_fs *fs, const mount_node *n)
 {
     trowel_error e = *trowel_ctx_last_error(fs->s->ctx);
@@ -55,15 +71,16 @@ static void report_failure(mount_fs *fs, const mount_node *n)
         e.status = TROWEL_ERR_IO;
     if (!e.entry[0])
         mount_tree_path(n, e.entry, sizeof e.entry);
-    if (fs->cfg->foreground) {
-        cli_print_error(fs->cfg->archive, &e);
-        return;
-    }
-    if (e.offset != TROWEL_NO_OFFSET)
-        syslog(LOG_ERR, "%s: %s: %s (offset 0x%llx)", fs->cfg->archive, e.entry, e.message,
-               (unsigned long long)e.offset);
-    else
-        syslog(LOG_ERR, "%s: %s: %s", fs->cfg->archive, e.entry, e.message);
+    print_failure(fs, &e);
+}
+
+/* A failure of n the mount finds itself. */
+static void report_message(mount_fs *fs, const mount_node *n, const char *message)
+{
+    trowel_error e = {.status = TROWEL_ERR_LIMIT, .offset = TROWEL_NO_OFFSET};
+    mount_tree_path(n, e.entry, sizeof e.entry);
+    snprintf(e.message, sizeof e.message, "%s", message);
+    print_failure(fs, &e);
 }
 
 /* ------------------------------------------------------------------ cache */
@@ -258,7 +275,7 @@ static int load(mount_fs *fs, mount_node *n)
 
 /* --------------------------------------------------------------- the tree */
 
-static bool format_has_raw_option(const trowel_format *f)
+bool mount_format_has_raw_option(const trowel_format *f)
 {
     const trowel_option_info *o;
     for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
@@ -277,27 +294,63 @@ static void warn_skipped(mount_fs *fs, const char *name, const char *why)
     cli_print_warning(fs->cfg->archive, &w);
 }
 
-/* Beside f, an entry of the main tree or of a nested archive that may be
- * an archive itself, the folder F.d/ its entries go in (opened on first
- * use). A name already taken keeps what took it. */
-static int add_nest_dir(mount_node *f)
+/* In dir, the folder F.d/ for the archive in f (an entry of the main tree
+ * or of a nested archive that may be an archive itself), opened on first
+ * use; raw: its entries as stored. A name already taken keeps what took
+ * it. */
+static int add_nest_dir(mount_node *dir, mount_node *f, bool raw)
 {
     size_t len = strlen(f->name) + sizeof CLI_NESTED_DIR_SUFFIX;
     char *name = malloc(len);
     if (!name)
         return ENOMEM;
     snprintf(name, len, "%s" CLI_NESTED_DIR_SUFFIX, f->name);
-    mount_node *d = mount_tree_new_dir(f->parent, name);
+    mount_node *d = mount_tree_new_dir(dir, name);
     free(name);
     if (d) {
         d->nest_entry = f;
+        d->nest_raw = raw;
         d->expanded = false;
     }
     return 0;
 }
 
-/* Adds every entry of a under root with view; the main tree also records
- * its files in entry order. Names are those extract -r writes. */
+/* .trowel/raw/, made when first needed. */
+static mount_node *raw_dir(mount_fs *fs)
+{
+    if (!fs->raw_dir)
+        fs->raw_dir = mount_tree_add_dir(fs->views, "raw");
+    return fs->raw_dir;
+}
+
+/* For f, a file of the mounted archive's own entries that may be an
+ * archive, when that archive has no raw option (so .trowel/raw/ does not
+ * mirror it): .trowel/raw/DIR/F.d/, the nested archive's entries as
+ * stored, where DIR is f's folder. */
+static int add_raw_nest_dir(mount_fs *fs, mount_node *f)
+{
+    char path[4096];
+    if (!mount_tree_path(f->parent, path, sizeof path))
+        return 0;
+    mount_node *raw = raw_dir(fs);
+    mount_node *dir = raw ? mount_tree_add_dir_path(raw, path) : NULL;
+    return dir ? add_nest_dir(dir, f, true) : ENOMEM;
+}
+
+/* With -r, the folders for f, an entry of a, that may be an archive: F.d/
+ * beside it and, for the mounted archive's own entries, its view under
+ * .trowel/raw/ (nested archives' entries in .trowel/raw/ get theirs from
+ * their own folder). */
+static int add_nest_dirs(mount_fs *fs, trowel_archive *a, mount_node *f, mount_view view)
+{
+    int err = add_nest_dir(f->parent, f, view == MOUNT_VIEW_RAW);
+    if (!err && view == MOUNT_VIEW_ENTRY && a == fs->a && !fs->raw)
+        err = add_raw_nest_dir(fs, f);
+    return err;
+}
+
+/* Adds every entry of a under root with view. Names are those extract -r
+ * writes. */
 static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_view view)
 {
     for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
@@ -325,15 +378,13 @@ static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_
         f->view = view;
         f->entry = i;
         f->archive = a;
-        if (view == MOUNT_VIEW_ENTRY && fs->cfg->recursive && cli_nested_candidate(e->name) &&
-            add_nest_dir(f) != 0)
+        if (fs->cfg->recursive && cli_nested_candidate(e->name) &&
+            add_nest_dirs(fs, a, f, view) != 0)
             return ENOMEM;
         if (trowel_archive_entry_size_exact(a, i)) {
             f->size = e->size;
             f->size_known = true;
         }
-        if (view == MOUNT_VIEW_ENTRY && a == fs->a)
-            fs->files[fs->file_count++] = f;
     }
     return 0;
 }
@@ -349,19 +400,18 @@ static mount_node *add_special(mount_node *dir, const char *name, mount_view vie
 
 static int build_tree(mount_fs *fs)
 {
-    size_t n = trowel_archive_entry_count(fs->a);
-    fs->files = calloc(n ? n : 1, sizeof *fs->files);
     fs->root = mount_tree_dir("");
-    if (!fs->files || !fs->root || add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
+    mount_node *views = fs->root ? mount_tree_add_dir(fs->root, VIEWS_DIR) : NULL;
+    fs->views = views;
+    if (!views || add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
         return ENOMEM;
-    mount_node *views = mount_tree_add_dir(fs->root, VIEWS_DIR);
-    if (!views || !add_special(views, "archive.json", MOUNT_VIEW_JSON))
+    if (!add_special(views, "archive.json", MOUNT_VIEW_JSON))
         return ENOMEM;
     if ((trowel_format_caps(trowel_archive_format(fs->a)) & TROWEL_CAP_MANIFEST) &&
         !add_special(views, "manifest.json", MOUNT_VIEW_MANIFEST))
         return ENOMEM;
     if (fs->raw) {
-        mount_node *raw = mount_tree_add_dir(views, "raw");
+        mount_node *raw = raw_dir(fs);
         if (!raw || add_entries(fs, fs->raw, raw, MOUNT_VIEW_RAW) != 0)
             return ENOMEM;
     }
@@ -415,35 +465,112 @@ static void add_conversions(mount_fs *fs, mount_node *src)
     }
 }
 
-/* ENTRY.d/: the nested archive in dir->nest_entry, opened in place (its
- * memory counts against the limit: cached files make room for it). One
- * that fails to open (damaged, or nested past TROWEL_NEST_MAX) is
- * reported once and its folder gives EIO; the rest stays readable. */
-static void expand_nested(mount_fs *fs, mount_node *dir)
+/* How many archives dir is nested in (1: an ENTRY.d/ of the mounted one). */
+static int nest_depth(const mount_node *dir)
+{
+    int depth = 0;
+    for (const mount_node *n = dir; n; n = n->parent)
+        depth += n->nest_entry != NULL;
+    return depth;
+}
+
+/* The archive in dir->nest_entry. A stored entry is opened in place (the
+ * library reads it through a window of the outer input where it can);
+ * any other is decoded once into memory of exactly its size, which the
+ * folder keeps (nest_data) until unmount, so it counts its size against
+ * the limit. (trowel_archive_open_entry held 7.2 MiB for a 3 MiB zlib
+ * .str2_pc: its buffer grows by doubling.) */
+static trowel_status open_nested(mount_fs *fs, mount_node *dir)
 {
     const mount_node *src = dir->nest_entry;
-    trowel_archive *outer = archive_of(fs, src), *nested = NULL;
+    trowel_archive *outer = archive_of(fs, src);
+    if (strcmp(trowel_archive_entry(outer, src->entry)->method, "stored") == 0)
+        return trowel_archive_open_entry(outer, src->entry, NULL, &dir->nested);
+    size_t len;
+    trowel_status st = trowel_archive_read_entry_data(outer, src->entry, &dir->nest_data, &len);
+    if (st == TROWEL_OK)
+        st = trowel_input_open_memory(fs->s->ctx, dir->nest_data, len, src->name, &dir->nest_in);
+    if (st == TROWEL_OK)
+        st = trowel_archive_open(fs->s->ctx, dir->nest_in, NULL, &dir->nested);
+    return st;
+}
+
+/* Undoes open_nested (whatever part of it was done). */
+static void close_nest(mount_fs *fs, mount_node *dir)
+{
+    trowel_archive_close(dir->nested);
+    trowel_input_close(dir->nest_in);
+    trowel_archive_free_data(fs->a, dir->nest_data);
+    dir->nested = NULL;
+    dir->nest_in = NULL;
+    dir->nest_data = NULL;
+}
+
+/* ENTRY.d/: the nested archive in dir->nest_entry, opened (open_nested)
+ * on first use; its memory counts against the limit (cached files make
+ * room for it). One that fails to open (damaged, or nested past
+ * TROWEL_NEST_MAX) is reported once and its folder gives EIO; the rest
+ * stays readable. A .trowel/raw/ folder (nest_raw) shows the entries as
+ * stored. */
+static void expand_nested(mount_fs *fs, mount_node *dir)
+{
+    if (nest_depth(dir) > TROWEL_NEST_MAX) {
+        dir->nest_failed = true;
+        report_message(fs, dir, "nested deeper than " TROWEL_STR(TROWEL_NEST_MAX) " archives");
+        return;
+    }
     trowel_ctx_clear_error(fs->s->ctx);
-    trowel_status st = trowel_archive_open_entry(outer, src->entry, NULL, &nested);
+    trowel_status st = open_nested(fs, dir);
     if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        close_nest(fs, dir);
         make_room(fs, UINT64_MAX, NULL);
         trowel_ctx_clear_error(fs->s->ctx);
-        st = trowel_archive_open_entry(outer, src->entry, NULL, &nested);
+        st = open_nested(fs, dir);
     }
     if (st != TROWEL_OK) {
+        close_nest(fs, dir);
         dir->nest_failed = true;
         report_failure(fs, dir);
         return;
     }
-    dir->nested = nested;
+    trowel_archive *nested = dir->nested;
+    const trowel_format *f = trowel_archive_format(nested);
     /* Detected as a format without entries (as list -r, nothing inside). */
-    if (!(trowel_format_caps(trowel_archive_format(nested)) & TROWEL_CAP_LIST))
+    if (!(trowel_format_caps(f) & TROWEL_CAP_LIST))
         return;
-    if (add_entries(fs, nested, dir, MOUNT_VIEW_ENTRY) != 0) {
+    static const char *const raw[] = {"raw=1"};
+    if (dir->nest_raw && mount_format_has_raw_option(f) &&
+        trowel_archive_set_options(nested, raw, 1) != TROWEL_OK) {
+        dir->nest_failed = true;
+        report_failure(fs, dir);
+        return;
+    }
+    if (add_entries(fs, nested, dir, dir->nest_raw ? MOUNT_VIEW_RAW : MOUNT_VIEW_ENTRY) != 0) {
         dir->nest_failed = true;
         cli_error("%s: out of memory", fs->cfg->archive);
     }
     mount_tree_sort(dir);
+}
+
+static void expand(void *user, mount_node *dir);
+
+/* The conversions of every file under dir in the main tree, opening the
+ * nested archives met (-r) on the way. */
+static void add_conversions_under(mount_fs *fs, mount_node *dir)
+{
+    for (size_t i = 0; i < dir->child_count; i++) {
+        mount_node *c = dir->children[i];
+        if (c == fs->views)
+            continue;
+        if (!c->is_dir) {
+            add_conversions(fs, c);
+            continue;
+        }
+        if (!c->expanded)
+            expand(fs, c);
+        if (!c->nest_failed)
+            add_conversions_under(fs, c);
+    }
 }
 
 static void expand(void *user, mount_node *dir)
@@ -454,8 +581,7 @@ static void expand(void *user, mount_node *dir)
         expand_nested(fs, dir);
     if (dir != fs->convert)
         return;
-    for (size_t i = 0; i < fs->file_count; i++)
-        add_conversions(fs, fs->files[i]);
+    add_conversions_under(fs, fs->root);
     mount_tree_sort(dir);
 }
 
@@ -657,18 +783,17 @@ static void release_all(mount_fs *fs)
 
 /* Closes the nested archives, the innermost first (each before the archive
  * it lives in). */
-static void close_nested(mount_node *n)
+static void close_nested(mount_fs *fs, mount_node *n)
 {
     for (size_t i = 0; n->is_dir && i < n->child_count; i++)
-        close_nested(n->children[i]);
-    trowel_archive_close(n->nested);
-    n->nested = NULL;
+        close_nested(fs, n->children[i]);
+    close_nest(fs, n);
 }
 
 int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mount_config *cfg)
 {
     mount_fs fs = {.s = s, .cfg = cfg, .a = a,
-                   .raw = raw && format_has_raw_option(trowel_archive_format(a)) ? raw : NULL};
+                   .raw = raw};
     if (stat(cfg->archive, &fs.archive_st) != 0)
         memset(&fs.archive_st, 0, sizeof fs.archive_st);
     int rc = CLI_EXIT_FAILURE;
@@ -679,9 +804,8 @@ int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mo
     release_all(&fs);
     if (fs.root) {
         free_targets(fs.root);
-        close_nested(fs.root);
+        close_nested(&fs, fs.root);
     }
     mount_tree_free(fs.root);
-    free(fs.files);
     return rc;
 }

@@ -46,6 +46,11 @@ struct mount_node {
      * how .trowel/convert/ is made too. */
     mount_node **children; /* sorted by name once built (mount_tree_sort) */
     size_t child_count, child_cap;
+    /* A hash index of the children by name (open addressing, index_cap a
+     * power of two, at most half full), so that adding n entries to one
+     * folder costs O(n) and not O(n^2); NULL while the folder is small. */
+    mount_node **index;
+    size_t index_cap;
     bool expanded;
     /* ENTRY.d/ folders: the nested archive in the file nest_entry, opened
      * when the folder is first used and kept until unmount; nest_failed
@@ -53,6 +58,9 @@ struct mount_node {
     mount_node *nest_entry;
     trowel_archive *nested;
     bool nest_failed;
+    bool nest_raw;          /* .trowel/raw/ENTRY.d/: its entries as stored (raw=1) */
+    trowel_input *nest_in;  /* the nested archive's input, when the folder made it */
+    uint8_t *nest_data;     /* the decoded entry under it (trowel_archive_free_data) */
     /* Files. */
     mount_view view;
     size_t entry;         /* ENTRY, RAW: the index in its archive */
@@ -84,6 +92,10 @@ int mount_tree_add_file(mount_node *root, const char *path, mount_node **out);
 mount_node *mount_tree_new_dir(mount_node *dir, const char *name);
 /* Adds (or finds) a folder named name inside dir. NULL: ENOMEM or taken. */
 mount_node *mount_tree_add_dir(mount_node *dir, const char *name);
+/* The folder at path ("a/b": every component a folder) under root, made
+ * where missing; NULL when a file takes a component or memory is
+ * exhausted. "" is root. */
+mount_node *mount_tree_add_dir_path(mount_node *root, const char *path);
 /* Sorts every folder's children so lookups can bisect. */
 void mount_tree_sort(mount_node *root);
 /* The node at path ("/" or "/a/b"), or NULL. Folders met on the way that
@@ -106,10 +118,14 @@ typedef struct mount_config {
     uint64_t cache_limit;   /* decoded bytes kept at most */
 } mount_config;
 
+/* Whether f has the reading option raw (entries as stored, not converted):
+ * the formats for which .trowel/raw/ shows something extract does not. */
+bool mount_format_has_raw_option(const trowel_format *f);
+
 /* Builds the tree of a (and of raw, an archive over the same input opened
- * with raw=1 for .trowel/raw/, or NULL), mounts it and serves it until it
- * is unmounted or, in the foreground, interrupted. Returns an exit status
- * (after printing why). */
+ * with raw=1 for .trowel/raw/ when its format has that option, or NULL),
+ * mounts it and serves it until it is unmounted or, in the foreground,
+ * interrupted. Returns an exit status (after printing why). */
 int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mount_config *cfg);
 
 #endif

@@ -1,10 +1,13 @@
 /*
- * The folder tree of a mount: nodes made from normalised entry names,
- * children sorted once so a lookup bisects each level.
+ * The folder tree of a mount: nodes made from normalised entry names.
+ * While it is built, a folder's children are found through a hash index
+ * (adding n entries costs O(n)); then they are sorted once, so readdir
+ * lists them in order and a lookup bisects each level.
  */
 #include "mount.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,16 +32,67 @@ mount_node *mount_tree_dir(const char *name)
     return new_node(name, strlen(name), true);
 }
 
-/* The child named name[0, len) of dir, by a linear scan (the tree is being
- * built: children are not sorted yet). */
-static mount_node *find_child_scan(const mount_node *dir, const char *name, size_t len)
+/* Folders with fewer children than this are searched by a scan. */
+#define INDEX_FROM 16
+
+static size_t hash_name(const char *name, size_t len)
 {
-    for (size_t i = 0; i < dir->child_count; i++) {
-        const mount_node *c = dir->children[i];
-        if (strncmp(c->name, name, len) == 0 && c->name[len] == '\0')
-            return dir->children[i];
+    uint64_t h = 14695981039346656037u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 1099511628211u;
+    return (size_t)h;
+}
+
+static bool same_name(const mount_node *c, const char *name, size_t len)
+{
+    return strncmp(c->name, name, len) == 0 && c->name[len] == '\0';
+}
+
+/* The child named name[0, len) of dir, while the tree is being built (the
+ * children are not sorted yet): through the index, or a scan of a small
+ * folder. */
+static mount_node *find_child_unsorted(const mount_node *dir, const char *name, size_t len)
+{
+    if (!dir->index) {
+        for (size_t i = 0; i < dir->child_count; i++)
+            if (same_name(dir->children[i], name, len))
+                return dir->children[i];
+        return NULL;
     }
+    size_t mask = dir->index_cap - 1;
+    for (size_t i = hash_name(name, len) & mask; dir->index[i]; i = (i + 1) & mask)
+        if (same_name(dir->index[i], name, len))
+            return dir->index[i];
     return NULL;
+}
+
+static void index_put(mount_node **index, size_t cap, mount_node *child)
+{
+    size_t mask = cap - 1, i = hash_name(child->name, strlen(child->name)) & mask;
+    while (index[i])
+        i = (i + 1) & mask;
+    index[i] = child;
+}
+
+/* Makes room in dir's index for one more child (building it once the
+ * folder is no longer small). */
+static bool index_reserve(mount_node *dir)
+{
+    size_t want = dir->child_count + 1;
+    if (want < INDEX_FROM || want * 2 <= dir->index_cap)
+        return true;
+    size_t cap = dir->index_cap ? dir->index_cap * 2 : 2 * INDEX_FROM;
+    while (want * 2 > cap)
+        cap *= 2;
+    mount_node **index = calloc(cap, sizeof *index);
+    if (!index)
+        return false;
+    for (size_t i = 0; i < dir->child_count; i++)
+        index_put(index, cap, dir->children[i]);
+    free(dir->index);
+    dir->index = index;
+    dir->index_cap = cap;
+    return true;
 }
 
 static bool append_child(mount_node *dir, mount_node *child)
@@ -51,15 +105,19 @@ static bool append_child(mount_node *dir, mount_node *child)
         dir->children = c;
         dir->child_cap = cap;
     }
+    if (!index_reserve(dir))
+        return false;
     child->parent = dir;
     dir->children[dir->child_count++] = child;
+    if (dir->index)
+        index_put(dir->index, dir->index_cap, child);
     return true;
 }
 
 /* The folder name[0, len) inside dir, made if missing; NULL with *err set. */
 static mount_node *step_into(mount_node *dir, const char *name, size_t len, int *err)
 {
-    mount_node *c = find_child_scan(dir, name, len);
+    mount_node *c = find_child_unsorted(dir, name, len);
     if (c) {
         if (!c->is_dir)
             *err = EEXIST;
@@ -76,7 +134,7 @@ static mount_node *step_into(mount_node *dir, const char *name, size_t len, int 
 
 mount_node *mount_tree_new_dir(mount_node *dir, const char *name)
 {
-    if (find_child_scan(dir, name, strlen(name)))
+    if (find_child_unsorted(dir, name, strlen(name)))
         return NULL;
     mount_node *c = new_node(name, strlen(name), true);
     if (!c || !append_child(dir, c)) {
@@ -92,6 +150,20 @@ mount_node *mount_tree_add_dir(mount_node *dir, const char *name)
     return step_into(dir, name, strlen(name), &err);
 }
 
+mount_node *mount_tree_add_dir_path(mount_node *root, const char *path)
+{
+    mount_node *dir = root;
+    int err = 0;
+    while (dir && *path) {
+        size_t len = strcspn(path, "/");
+        if (len > 0)
+            dir = step_into(dir, path, len, &err);
+        path += len;
+        path += *path == '/';
+    }
+    return dir;
+}
+
 int mount_tree_add_file(mount_node *root, const char *path, mount_node **out)
 {
     *out = NULL;
@@ -103,7 +175,7 @@ int mount_tree_add_file(mount_node *root, const char *path, mount_node **out)
             return err;
         path = slash + 1;
     }
-    if (!*path || find_child_scan(dir, path, strlen(path)))
+    if (!*path || find_child_unsorted(dir, path, strlen(path)))
         return EEXIST; /* as extract: the first entry of a name wins */
     mount_node *f = new_node(path, strlen(path), false);
     if (!f || !append_child(dir, f)) {
@@ -195,6 +267,7 @@ void mount_tree_free(mount_node *root)
     for (size_t i = 0; i < root->child_count; i++)
         mount_tree_free(root->children[i]);
     free(root->children);
+    free(root->index);
     free(root->name);
     free(root);
 }

@@ -477,6 +477,17 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
     return safe;
 }
 
+/* The buffer of out when it is a memory sink with room for length bytes
+ * and nothing written yet, else NULL. The decoder then fills it in place
+ * and sets its length once the whole output is good. */
+static uint8_t *memory_sink_room(trowel_sink *out, size_t length)
+{
+    if (out->kind != TROWEL_SINK_MEMORY || out->failed || out->written || out->len ||
+        length == 0 || out->cap < length)
+        return NULL;
+    return out->buf;
+}
+
 /* The most bytes a stream of n bytes can produce: 256 bytes per 23 bits. */
 static uint64_t bk_max_output(uint64_t n)
 {
@@ -512,14 +523,19 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 4,
                            "length field says %lu bytes, more than a %llu-byte stream can hold",
                            (unsigned long)length, (unsigned long long)n);
-    if ((s = trowel_mem_check(ctx, n + (uint64_t)length, "the packed stream and its output")) !=
-        TROWEL_OK)
+    /* A memory sink that has room for the whole output and nothing in it
+     * yet (trowel_archive_read_entry_data reserves it) is decoded into
+     * directly: no second buffer, no copy, and only the packed stream
+     * still to allocate. */
+    uint8_t *direct = memory_sink_room(out, length);
+    if ((s = trowel_mem_check(ctx, n + (direct ? 0 : (uint64_t)length),
+                              "the packed stream and its output")) != TROWEL_OK)
         return s;
     uint8_t *src;
     size_t got;
     if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
         return s;
-    uint8_t *dst = trowel_mem_alloc(ctx, length ? length : 1);
+    uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, length ? length : 1);
     if (!dst) {
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
@@ -536,6 +552,10 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
         writer_stop(&wr, s == TROWEL_OK);
         if (s == TROWEL_OK)
             s = trowel_sink_positional_done(out, length, wr.err);
+    } else if (direct) {
+        if (s == TROWEL_OK)
+            out->len = out->written = length;
+        return s;
     } else if (s == TROWEL_OK && length) {
         s = trowel_sink_write(out, dst, length);
     }

@@ -42,7 +42,9 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
                                      size_t out_len);
 
 /* Loads the rest of r's window, decodes it into a buffer taken from the
- * memory limit and writes it to out. expected_size: the size a container
+ * memory limit and writes it to out; a memory sink that is empty and has
+ * room reserved for the whole output (trowel_sink_reserve) is decoded into
+ * directly, with no second buffer. expected_size: the size a container
  * declares, or TROWEL_SIZE_UNKNOWN to take the stream's own length field. */
 trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64_t expected_size,
                                        trowel_sink *out);

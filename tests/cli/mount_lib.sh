@@ -142,3 +142,16 @@ walk() {
         "$(cd "$x" && grep -rl -- "$pattern" . | sort)" \
         "$(cd "$m" && grep -rl --exclude-dir=.trowel -- "$pattern" . | sort)"
 }
+
+# same_conversions NAME CONVERTED EXTRACTED FILE TARGET...: each
+# CONVERTED/FILE.TARGET (a mount's .trowel/convert/ folder) holds what
+# `convert FILE --to TARGET` writes from EXTRACTED/FILE.
+same_conversions() {
+    local name=$1 conv=$2 x=$3 file=$4 bad="" t
+    shift 4
+    for t in "$@"; do
+        (cd "$x" && "$TROWEL" convert "$file" --to "$t" -o "$T_ROOT/lib/conv.$t")
+        cmp -s "$conv/$file.$t" "$T_ROOT/lib/conv.$t" || bad="$bad $t"
+    done
+    assert_eq "$name: convert/$file.* are what convert writes" "" "$bad"
+}
