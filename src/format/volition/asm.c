@@ -149,8 +149,11 @@ static trowel_status asm_verify(trowel_archive *a)
 
 static trowel_status asm_convert_json(trowel_archive *a, json_object *doc)
 {
-    json_object_object_add(doc, "asm", vol_asm_to_json(a->priv));
-    return TROWEL_OK;
+    json_object *model;
+    trowel_status s = vol_asm_to_json(a->ctx, a->priv, &model);
+    if (s == TROWEL_OK)
+        json_object_object_add(doc, "asm", model);
+    return s;
 }
 
 static trowel_status asm_create(trowel_ctx *ctx, const trowel_create_params *p,

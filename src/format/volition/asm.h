@@ -74,7 +74,7 @@ trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out)
 void vol_asm_free(trowel_ctx *ctx, vol_asm *m);
 
 /* The JSON form (the "asm" object of `convert --to json`), and back. */
-struct json_object *vol_asm_to_json(const vol_asm *m);
+trowel_status vol_asm_to_json(trowel_ctx *ctx, const vol_asm *m, struct json_object **out);
 trowel_status vol_asm_from_json(trowel_ctx *ctx, struct json_object *o, vol_asm **out);
 
 /* The container named name (compared without case and without a
