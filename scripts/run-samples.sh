@@ -403,6 +403,7 @@ cat >asm/items.json <<'JSON'
       "cpu_size": 0, "gpu_size": 0}]}]}}
 JSON
 show "$trowel" create --manifest asm/items.json -o asm/items.asm_pc
+show "$trowel" list -l asm/items.asm_pc
 cp "$here"/docs/formats/asm.md asm/src/zone.layer_pc
 head -c 3000 vpp/src/noise.xtbl >asm/src/tex.cpeg_pc
 cat "$here"/src/format/volition/asm*.c >asm/src/tex.gpeg_pc
