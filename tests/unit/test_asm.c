@@ -3,7 +3,8 @@
  * update after a repack: the corpus ASMs (v5, v12) go to JSON and back to
  * the same bytes; v11 and v12 files with containers built here do too;
  * hostile files are refused (or, when the fault is in a container, open
- * damaged) with the message they deserve; and the real pair in dlcp01_activities.vpp_pc (eight .str2_pc files and the ASM that
+ * damaged) with the message they deserve; and the real pair in
+ * dlcp01_activities.vpp_pc (eight .str2_pc files and the ASM that
  * describes them, read through nested archives) shows that rebuilding each
  * str2 from its entries and updating the ASM gives the ASM back, that a
  * changed str2 leaves exactly its new sizes and offsets in the ASM, and
