@@ -64,23 +64,19 @@ static void close_opened(opened *o)
     trowel_input_close(o->in);
 }
 
-/* Entry index's bytes (malloc'd, length in *n), or NULL with *st set. */
-static uint8_t *read_entry(trowel_ctx *ctx, trowel_archive *a, size_t index, size_t *n,
-                           trowel_status *st)
+/* Entry index's bytes (a malloc'd copy, length in *n), or NULL with *st
+ * set. */
+static uint8_t *read_entry(trowel_archive *a, size_t index, size_t *n, trowel_status *st)
 {
-    trowel_sink *sink;
+    uint8_t *data = NULL, *copy = NULL;
     *n = 0;
-    if ((*st = trowel_sink_open_memory(ctx, &sink)) != TROWEL_OK)
-        return NULL;
-    *st = trowel_archive_read_entry(a, index, sink);
-    uint8_t *copy = NULL;
+    *st = trowel_archive_read_entry_data(a, index, &data, n);
     if (*st == TROWEL_OK) {
-        const uint8_t *d = trowel_sink_data(sink, n);
         copy = malloc(*n + 1);
         if (*n)
-            memcpy(copy, d, *n);
+            memcpy(copy, data, *n);
     }
-    trowel_sink_discard(sink);
+    trowel_archive_free_data(a, data);
     return copy;
 }
 
@@ -112,7 +108,7 @@ static void check_cut_packfile(const char *name, const bytes *whole, uint8_t **w
     for (size_t i = 0; i < count; i++) {
         const trowel_entry *e = trowel_archive_entry(o.a, i);
         size_t n;
-        uint8_t *got = read_entry(ctx, o.a, i, &n, &st);
+        uint8_t *got = read_entry(o.a, i, &n, &st);
         bool present = e->offset <= len && e->packed_size <= len - e->offset;
         if (got) { /* what reads is the original */
             CHECK_EQ_U64(n, want_len[i]);
@@ -161,7 +157,7 @@ static void check_packfile(const char *name)
     size_t *want_len = calloc(count, sizeof *want_len);
     trowel_status st;
     for (size_t i = 0; i < count; i++) {
-        want[i] = read_entry(ctx, o.a, i, &want_len[i], &st);
+        want[i] = read_entry(o.a, i, &want_len[i], &st);
         CHECK_EQ_U64(st, TROWEL_OK);
     }
     /* Every cut after the names: the data start of v10 and v17 files may
@@ -224,7 +220,7 @@ static void test_cut_in_the_last_padding_is_damage(void)
     CHECK_EQ_U64(o.warnings, 1);
     size_t n;
     trowel_status st;
-    free(read_entry(ctx, o.a, last, &n, &st));
+    free(read_entry(o.a, last, &n, &st));
     CHECK_EQ_U64(st, TROWEL_OK); /* every entry is still whole */
     close_opened(&o);
     trowel_ctx_free(ctx);
