@@ -19,7 +19,9 @@
 #                 extract from the index with the data file found beside it
 #   Volition      VPP packfiles built from generated files: v3 raw, the
 #                 RFG .str2_pc mode (compressed+condensed), SR4's v10, v17
-#                 LZ4; info, list, verify, extract, manifest rebuild, edit
+#                 LZ4; info, list, verify, extract, manifest rebuild, edit;
+#                 ASM: a shipped RFG .asm_pc to JSON and back byte for byte,
+#                 a container updated by building its str2 (-O asm=)
 # Every step checks its result; the script stops at the first failure.
 # Usage: scripts/run-samples.sh [BUILD-DIR] (default build; samples go to
 # BUILD-DIR/samples, or to $TROWEL_SAMPLES when set: tests/cli uses that).
@@ -380,6 +382,45 @@ show "$trowel" create -t vpp -O base=vpp/stream.str2_pc -O delete=empty.rfgzone_
 show "$trowel" list vpp/edited.str2_pc
 made vpp/rebuilt.str2_pc vpp/edited.str2_pc
 
+section "Volition: ASM asset-assembler files"
+mkdir -p asm/src
+# A real Red Faction Guerrilla ASM that ships with the sources (the seed of
+# fuzz_asm: the game's dlc_activity_containers.asm_pc): to JSON and back.
+rfg_asm="$here/fuzz/corpus/asm/v5_dlc_activity.asm_pc"
+show "$trowel" info "$rfg_asm"
+show "$trowel" convert --to json -o asm/dlc_activity.json "$rfg_asm"
+show "$trowel" create --manifest asm/dlc_activity.json -o asm/dlc_activity.asm_pc
+cmp asm/dlc_activity.asm_pc "$rfg_asm"
+# An ASM of our own whose container "items" describes a str2 not built yet
+# (sizes 0), then the str2 built and the ASM updated with it in one step.
+cat >asm/items.json <<'JSON'
+{"format": "asm", "entries": [], "asm": {"version": 5, "containers": [
+  {"name": "items", "type": 6, "flags": 0, "base_offset": 0, "read_size": 0, "sizes": [],
+   "primitives": [
+     {"name": "zone.layer_pc", "type": 3, "allocator": 0, "flags": 0, "split_ext": 0,
+      "cpu_size": 0, "gpu_size": 0},
+     {"name": "tex.cpeg_pc", "type": 5, "allocator": 0, "flags": 4, "split_ext": 0,
+      "cpu_size": 0, "gpu_size": 0}]}]}}
+JSON
+show "$trowel" create --manifest asm/items.json -o asm/items.asm_pc
+show "$trowel" list -l asm/items.asm_pc
+cp "$here"/docs/formats/asm.md asm/src/zone.layer_pc
+head -c 3000 vpp/src/noise.xtbl >asm/src/tex.cpeg_pc
+cat "$here"/src/format/volition/asm*.c >asm/src/tex.gpeg_pc
+show "$trowel" create -t vpp -O compressed=1 -O condensed=1 -O align=1 -O asm=asm/items.asm_pc \
+  -o asm/items.str2_pc -C asm/src zone.layer_pc tex.cpeg_pc tex.gpeg_pc
+show "$trowel" list -l asm/items.asm_pc
+show "$trowel" verify asm/items.asm_pc
+# The container now holds the str2's data start, compressed size and sizes.
+str2_info=$("$trowel" info asm/items.str2_pc)
+asm_row=$("$trowel" list -l asm/items.asm_pc | tail -n 1)
+read -r asm_size asm_packed asm_offset _ <<<"$asm_row"
+[ "$asm_size" = $(($(stat -c %s asm/src/zone.layer_pc) + $(stat -c %s asm/src/tex.cpeg_pc) + \
+  $(stat -c %s asm/src/tex.gpeg_pc))) ]
+[ "$asm_packed" = "$(sed -n 's/^  compressed_size: //p' <<<"$str2_info")" ]
+[ "$((asm_offset))" = "$(sed -n 's/^  data_start: //p' <<<"$str2_info")" ]
+made asm/dlc_activity.asm_pc asm/items.asm_pc asm/items.str2_pc
+
 section "Volition codecs: zlib and LZ4 streams, read back by their own tools"
 mkdir -p codecs
 cat "$here"/docs/*.md >codecs/docs.txt
@@ -427,6 +468,7 @@ printf 'SCUMM: a costume built from 3 PNG frames, converted to a sheet + atlas a
 printf 'Codecs: zlib %s and LZ4 %s bytes from %s, read back by zlib and the lz4 command\n' \
   "$(stat -c %s codecs/docs.zlib)" "$(stat -c %s codecs/docs.lz4)" "$(stat -c %s codecs/docs.txt)"
 printf 'Volition: 4 packfiles (v3 raw, v3 compressed+condensed, v10, v17 LZ4), rebuilt from a manifest byte for byte, edited in place\n'
+printf 'Volition: a shipped RFG ASM to JSON and back byte for byte; an ASM container updated by building its str2 (create -t vpp -O asm=)\n'
 printf '%s\n' "$peer_note"
 printf 'SCUMM: a 1-room game read through the xor69 filter, %s blocks extracted decrypted\n' \
   "$(find scumm/out -type f | wc -l | tr -d ' ')"

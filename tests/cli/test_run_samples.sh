@@ -18,6 +18,18 @@ for f in szdd/MANUAL.TX_ valve/scenes.image valve/merged.image cine/png/room.png
     assert_contains "summary lists $f" "$OUT" "  $f "
     assert_file_exists "$f made" "samples/$f"
 done
+for f in asm/dlc_activity.asm_pc asm/items.asm_pc asm/items.str2_pc; do
+    assert_contains "summary lists $f" "$OUT" "  $f "
+    assert_file_exists "$f made" "samples/$f"
+done
+assert_same_file "make run: the shipped ASM rebuilt from its JSON" \
+    "$TROWEL_SOURCE/fuzz/corpus/asm/v5_dlc_activity.asm_pc" samples/asm/dlc_activity.asm_pc
+rows=$(printf '%s\n' "$OUT" | grep -A2 '^\$ trowel list -l asm/items.asm_pc$' | grep ' container  items$')
+assert_eq "make run: the ASM container before its str2 is built" \
+    "   0       0     0x0  container  items" "$(head -n 1 <<<"$rows")"
+assert_contains "make run: after, it starts where the str2's data does" "$(tail -n 1 <<<"$rows")" \
+    "  0x1800  container  items"
+assert_contains "summary: the ASM sample" "$OUT" "Volition: a shipped RFG ASM to JSON and back byte for byte"
 assert_contains "summary: the merge" "$OUT" "1 edited + 1 new merged (4 scenes)"
 assert_contains "summary: the SCUMM sample" "$OUT" "SCUMM: a 1-room game read through the xor69 filter, 12 blocks extracted decrypted"
 assert_contains "make run: info shows the filter chain" "$OUT" "scumm/MINI.001: xor69 → scumm-res"

@@ -11,7 +11,9 @@
  * its primitives). The file holds no data of its own, so its entries cannot
  * be extracted. `convert --to json` adds every field under "asm", and
  * `create -t asm --manifest THAT.json` writes the same bytes back. `verify`
- * checks that each container's size list matches its primitives.
+ * checks that each container's size list matches its primitives. A file
+ * cut short (or damaged in a container) lists the containers before the
+ * fault, warns naming the one at fault, and is marked damaged.
  */
 #include "asm.h"
 #include "core/module.h"
@@ -53,10 +55,15 @@ static trowel_status add_container(trowel_archive *a, const vol_asm_container *c
 static trowel_status asm_open(trowel_archive *a, trowel_reader *r)
 {
     vol_asm *m;
-    trowel_status s = vol_asm_read(a->ctx, r, &m);
+    trowel_status s = vol_asm_read_damaged(a->ctx, r, &m);
     if (s != TROWEL_OK)
         return s;
     a->priv = m;
+    if (m->damaged) {
+        /* The containers before the fault are listed; the file is damaged. */
+        trowel_warn(a->ctx, m->damage.offset, "%s", m->damage.message);
+        trowel_archive_mark_damaged(a);
+    }
     uint64_t prims = 0;
     for (uint16_t i = 0; i < m->container_count; i++)
         prims += m->containers[i].prim_count;
@@ -129,10 +136,24 @@ static trowel_status asm_verify_entry(trowel_archive *a, size_t index)
     return TROWEL_OK;
 }
 
+/* A damaged file fails verify with what open found. */
+static trowel_status asm_verify(trowel_archive *a)
+{
+    const vol_asm *m = a->priv;
+    if (m->damaged) {
+        trowel_fail(a->ctx, m->damage.status, m->damage.offset, "%s", m->damage.message);
+        trowel_archive_report(a);
+    }
+    return TROWEL_OK;
+}
+
 static trowel_status asm_convert_json(trowel_archive *a, json_object *doc)
 {
-    json_object_object_add(doc, "asm", vol_asm_to_json(a->priv));
-    return TROWEL_OK;
+    json_object *model;
+    trowel_status s = vol_asm_to_json(a->ctx, a->priv, &model);
+    if (s == TROWEL_OK)
+        json_object_object_add(doc, "asm", model);
+    return s;
 }
 
 static trowel_status asm_create(trowel_ctx *ctx, const trowel_create_params *p,
@@ -173,6 +194,7 @@ const trowel_format trowel_format_asm = {
     .open = asm_open,
     .read_entry = asm_read_entry,
     .verify_entry = asm_verify_entry,
+    .verify = asm_verify,
     .convert_json = asm_convert_json,
     .create = asm_create,
     .close = asm_close,

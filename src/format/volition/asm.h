@@ -54,16 +54,27 @@ typedef struct vol_asm {
     uint32_t remap_count[VOL_ASM_REMAPS];
     vol_asm_container *containers;
     uint16_t container_count;
+    /* Set only by vol_asm_read_damaged: the file could not be read whole.
+     * container_count then counts the containers before the fault (of the
+     * declared_count the header gives); damage says what and where. */
+    bool damaged;
+    uint16_t declared_count;
+    trowel_error damage;
 } vol_asm;
 
-/* Parses the reader's whole window. */
+/* Parses the reader's whole window; any fault refuses the file. */
 trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out);
+/* The same, but a fault in a container (a file cut short, a count or name
+ * that does not fit) or bytes after the last one still give the model of
+ * the containers before it, marked damaged. Header and remap tables must
+ * read. */
+trowel_status vol_asm_read_damaged(trowel_ctx *ctx, trowel_reader *r, vol_asm **out);
 /* Writes the file's bytes. */
 trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out);
 void vol_asm_free(trowel_ctx *ctx, vol_asm *m);
 
 /* The JSON form (the "asm" object of `convert --to json`), and back. */
-struct json_object *vol_asm_to_json(const vol_asm *m);
+trowel_status vol_asm_to_json(trowel_ctx *ctx, const vol_asm *m, struct json_object **out);
 trowel_status vol_asm_from_json(trowel_ctx *ctx, struct json_object *o, vol_asm **out);
 
 /* The container named name (compared without case and without a

@@ -18,7 +18,6 @@
 
 #include <json-c/json.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *const remap_keys[VOL_ASM_REMAPS] = {"allocators", "primitive_types",
@@ -46,9 +45,28 @@ static json_object *primitive_json(const vol_asm *m, const vol_asm_primitive *p)
     return o;
 }
 
-static json_object *container_json(const vol_asm *m, const vol_asm_container *c)
+/* aux as hex digits, in memory counted against the context's limit (aux
+ * may be as large as the file). */
+static trowel_status add_hex(trowel_ctx *ctx, json_object *o, const char *key,
+                             const uint8_t *data, uint32_t n)
 {
-    json_object *o = json_object_new_object();
+    static const char digits[] = "0123456789abcdef";
+    char *hex = trowel_mem_alloc(ctx, (size_t)n * 2 + 1);
+    if (!hex)
+        return ctx->last_error.status;
+    for (uint32_t i = 0; i < n; i++) {
+        hex[2 * i] = digits[data[i] >> 4];
+        hex[2 * i + 1] = digits[data[i] & 15];
+    }
+    hex[(size_t)n * 2] = '\0';
+    json_object_object_add(o, key, json_object_new_string(hex));
+    trowel_mem_free(ctx, hex);
+    return TROWEL_OK;
+}
+
+static trowel_status container_json(trowel_ctx *ctx, const vol_asm *m,
+                                    const vol_asm_container *c, json_object *o)
+{
     json_object_object_add(o, "name", json_object_new_string(c->name));
     add_u(o, "type", c->type);
     add_u(o, "flags", c->flags);
@@ -57,13 +75,9 @@ static json_object *container_json(const vol_asm *m, const vol_asm_container *c)
         add_u(o, "compression", c->compression);
     if (v11(m)) {
         json_object_object_add(o, "stub_parent", json_object_new_string(c->stub_parent));
-        char *hex = malloc((size_t)c->aux_size * 2 + 1);
-        for (uint32_t i = 0; hex && i < c->aux_size; i++)
-            snprintf(hex + 2 * i, 3, "%02x", c->aux[i]);
-        if (hex)
-            hex[(size_t)c->aux_size * 2] = '\0';
-        json_object_object_add(o, "aux_data", json_object_new_string(hex ? hex : ""));
-        free(hex);
+        trowel_status s = add_hex(ctx, o, "aux_data", c->aux, c->aux_size);
+        if (s != TROWEL_OK)
+            return s;
     }
     add_u(o, "read_size", c->read_size);
     json_object *sizes = json_object_new_array();
@@ -74,10 +88,10 @@ static json_object *container_json(const vol_asm *m, const vol_asm_container *c)
     for (uint16_t i = 0; i < c->prim_count; i++)
         json_object_array_add(prims, primitive_json(m, &c->prims[i]));
     json_object_object_add(o, "primitives", prims);
-    return o;
+    return TROWEL_OK;
 }
 
-json_object *vol_asm_to_json(const vol_asm *m)
+trowel_status vol_asm_to_json(trowel_ctx *ctx, const vol_asm *m, json_object **out)
 {
     json_object *o = json_object_new_object();
     add_u(o, "version", m->version);
@@ -92,10 +106,19 @@ json_object *vol_asm_to_json(const vol_asm *m)
         json_object_object_add(o, remap_keys[i], arr);
     }
     json_object *arr = json_object_new_array();
-    for (uint16_t i = 0; i < m->container_count; i++)
-        json_object_array_add(arr, container_json(m, &m->containers[i]));
     json_object_object_add(o, "containers", arr);
-    return o;
+    trowel_status s = TROWEL_OK;
+    for (uint16_t i = 0; i < m->container_count && s == TROWEL_OK; i++) {
+        json_object *c = json_object_new_object();
+        json_object_array_add(arr, c);
+        s = container_json(ctx, m, &m->containers[i], c);
+    }
+    if (s != TROWEL_OK) {
+        json_object_put(o);
+        o = NULL;
+    }
+    *out = o;
+    return s;
 }
 
 /* ------------------------------------------------------------- from JSON */

@@ -23,6 +23,7 @@
 #include "asm.h"
 #include "core/reader.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define STRING_MIN 2u    /* an empty string: its length */
@@ -174,7 +175,44 @@ static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_
     return TROWEL_OK;
 }
 
-trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
+static void free_container(trowel_ctx *ctx, vol_asm_container *c)
+{
+    for (uint16_t k = 0; c->prims && k < c->prim_count; k++)
+        trowel_mem_free(ctx, c->prims[k].name);
+    trowel_mem_free(ctx, c->prims);
+    trowel_mem_free(ctx, c->sizes);
+    trowel_mem_free(ctx, c->aux);
+    trowel_mem_free(ctx, c->stub_parent);
+    trowel_mem_free(ctx, c->name);
+    memset(c, 0, sizeof *c);
+}
+
+/* Container i could not be read (ctx's last error says why): the model
+ * keeps those before it, and the damage names it and what is lost. */
+static void keep_before(trowel_ctx *ctx, vol_asm *m, uint16_t i)
+{
+    vol_asm_container *c = &m->containers[i];
+    trowel_error *d = &m->damage;
+    *d = ctx->last_error;
+    unsigned lost = (unsigned)m->declared_count - i - 1u;
+    char name[80] = "";
+    if (c->name)
+        snprintf(name, sizeof name, " (%.*s)", 64, c->name);
+    char tail[64];
+    if (lost)
+        snprintf(tail, sizeof tail, "it and the %u after it are not listed", lost);
+    else
+        snprintf(tail, sizeof tail, "it is not listed");
+    snprintf(d->message, sizeof d->message, "container %u%s: %.*s; %s", (unsigned)i, name, 320,
+             ctx->last_error.message, tail);
+    free_container(ctx, c);
+    m->container_count = i;
+    m->damaged = true;
+}
+
+/* The model; with partial, faults after the remap tables leave the model
+ * of what came before them, marked damaged. */
+static trowel_status read_model(trowel_ctx *ctx, trowel_reader *r, bool partial, vol_asm **out)
 {
     *out = NULL;
     uint32_t magic;
@@ -193,29 +231,58 @@ trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
     if (!m)
         return ctx->last_error.status;
     m->version = version;
+    m->declared_count = count;
     for (int i = 0; s == TROWEL_OK && has_remaps(version) && i < VOL_ASM_REMAPS; i++)
         s = read_remaps(r, m, i);
-    if (s == TROWEL_OK)
+    /* A damaged file reads only as many containers as its bytes can hold
+     * (each takes at least CONTAINER_MIN), so that is all it needs room for. */
+    uint64_t room = count;
+    if (s == TROWEL_OK && !partial)
         s = check_count(r, count, CONTAINER_MIN, "containers");
+    else if (s == TROWEL_OK && trowel_reader_remaining(r) / CONTAINER_MIN + 1 < room)
+        room = trowel_reader_remaining(r) / CONTAINER_MIN + 1;
     if (s == TROWEL_OK) {
-        m->containers = trowel_mem_calloc(ctx, count ? count : 1, sizeof *m->containers);
+        m->containers = trowel_mem_calloc(ctx, room ? room : 1, sizeof *m->containers);
         if (!m->containers)
             s = ctx->last_error.status;
     }
-    for (uint16_t i = 0; s == TROWEL_OK && i < count; i++) {
+    uint16_t i = 0;
+    for (; s == TROWEL_OK && i < count && i < room; i++) {
         m->container_count = i + 1;
         s = read_container(r, version, &m->containers[i]);
     }
-    if (s == TROWEL_OK && trowel_reader_remaining(r) != 0)
+    if (s == TROWEL_OK && i < count) /* cannot happen: room is more than fits */
+        s = check_count(r, count - i, CONTAINER_MIN, "containers");
+    if (s == TROWEL_OK && trowel_reader_remaining(r) != 0) {
         s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r),
                         "%llu bytes follow the last container",
                         (unsigned long long)trowel_reader_remaining(r));
+        if (partial) {
+            m->damage = ctx->last_error;
+            m->damaged = true;
+            s = TROWEL_OK;
+        }
+    } else if (s != TROWEL_OK && partial && m->container_count && s != TROWEL_ERR_LIMIT &&
+               s != TROWEL_ERR_NOMEM) {
+        keep_before(ctx, m, (uint16_t)(m->container_count - 1));
+        s = TROWEL_OK;
+    }
     if (s != TROWEL_OK) {
         vol_asm_free(ctx, m);
         return s;
     }
     *out = m;
     return TROWEL_OK;
+}
+
+trowel_status vol_asm_read(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
+{
+    return read_model(ctx, r, false, out);
+}
+
+trowel_status vol_asm_read_damaged(trowel_ctx *ctx, trowel_reader *r, vol_asm **out)
+{
+    return read_model(ctx, r, true, out);
 }
 
 void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
@@ -227,16 +294,8 @@ void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
             trowel_mem_free(ctx, m->remaps[i][k].name);
         trowel_mem_free(ctx, m->remaps[i]);
     }
-    for (uint16_t i = 0; m->containers && i < m->container_count; i++) {
-        vol_asm_container *c = &m->containers[i];
-        for (uint16_t k = 0; c->prims && k < c->prim_count; k++)
-            trowel_mem_free(ctx, c->prims[k].name);
-        trowel_mem_free(ctx, c->prims);
-        trowel_mem_free(ctx, c->sizes);
-        trowel_mem_free(ctx, c->aux);
-        trowel_mem_free(ctx, c->stub_parent);
-        trowel_mem_free(ctx, c->name);
-    }
+    for (uint16_t i = 0; m->containers && i < m->container_count; i++)
+        free_container(ctx, &m->containers[i]);
     trowel_mem_free(ctx, m->containers);
     trowel_mem_free(ctx, m);
 }

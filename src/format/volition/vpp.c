@@ -87,6 +87,7 @@ typedef struct vpp_entry {
     uint64_t placed; /* where start should point (data-relative), for verify */
     uint32_t hash;
     uint8_t method;
+    bool cut; /* its stored bytes pass the end of the file */
 } vpp_entry;
 
 typedef struct vpp_state {
@@ -567,6 +568,57 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
     return TROWEL_OK;
 }
 
+/* Where the header's file size is (v1 and v10 at 0x0C, v17 at 0x20). */
+static uint64_t file_size_offset(const vpp_header *h)
+{
+    return h->version == 1 || h->version == 10 ? 0x0C : h->version == 17 ? 0x20 : 0x158;
+}
+
+/* Fails for entry i, whose stored bytes (at `at`) pass the end of the file. */
+static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i, uint64_t at)
+{
+    return trowel_fail(a->ctx, TROWEL_ERR_TRUNCATED,
+                       st->h.dir_start + (uint64_t)i * st->h.entry_size,
+                       "entry %zu (%s): %llu bytes at offset %llu run past the end of the "
+                       "%llu-byte file",
+                       i, a->entries[i].name, (unsigned long long)st->ent[i].packed,
+                       (unsigned long long)at, (unsigned long long)trowel_input_size(a->in));
+}
+
+/* A packfile cut short (or whose entries point past its end) opens with
+ * every entry listed: each entry whose stored bytes are not all there is
+ * named in a warning and fails when read, and the archive is damaged.
+ * Entries of a solid stream are read through the one cursor, which stops
+ * where the stream does; they are only named here. A cut that spares
+ * every entry (the last padding) still shows in the header's file size. */
+static void note_damage(trowel_archive *a, vpp_state *st)
+{
+    uint64_t size = trowel_input_size(a->in), solid_at = st->h.data_start;
+    bool damaged = false;
+    for (size_t i = 0; i < a->entry_count; i++) {
+        vpp_entry *e = &st->ent[i];
+        uint64_t at = e->method == M_SOLID ? solid_at : e->pos;
+        solid_at += e->packed;
+        if (at <= size && e->packed <= size - at)
+            continue;
+        e->cut = e->method != M_SOLID;
+        trowel_error saved = a->ctx->last_error;
+        cut_entry(a, st, i, at);
+        trowel_warn(a->ctx, a->ctx->last_error.offset, "%s", a->ctx->last_error.message);
+        a->ctx->last_error = saved;
+        damaged = true;
+    }
+    bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
+    if (!damaged && !wraps && st->h.file_size > size) {
+        trowel_warn(a->ctx, file_size_offset(&st->h),
+                    "the packfile is cut short: the header gives %llu bytes, the file has %llu",
+                    (unsigned long long)st->h.file_size, (unsigned long long)size);
+        damaged = true;
+    }
+    if (damaged)
+        trowel_archive_mark_damaged(a);
+}
+
 /* The zlib level the archive was written with, from the first stream's
  * header (FLEVEL: 0 fastest .. 3 best), for info and the manifest. */
 static int guess_level(trowel_archive *a, const vpp_state *st)
@@ -638,6 +690,8 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
     }
     if (s == TROWEL_OK)
         s = add_entries(a, &names, &exts, re, st);
+    if (s == TROWEL_OK)
+        note_damage(a, st);
     trowel_mem_free(ctx, re);
     return s;
 }
@@ -710,6 +764,8 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
 {
     vpp_state *st = a->priv;
     const vpp_entry *v = &st->ent[index];
+    if (v->cut)
+        return cut_entry(a, st, index, v->pos);
     uint64_t size = a->entries[index].size;
     trowel_reader whole, span;
     trowel_reader_init(&whole, a->ctx, a->in);
@@ -800,7 +856,7 @@ static trowel_status vpp_verify(trowel_archive *a)
     uint64_t real = trowel_input_size(a->in);
     bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
     if (!wraps && st->h.file_size != real)
-        report(a, NULL, TROWEL_ERR_VERIFY, st->h.version >= 10 ? 0x0C : 0x158,
+        report(a, NULL, TROWEL_ERR_VERIFY, file_size_offset(&st->h),
                "the header gives a file size of %llu, the file has %llu bytes",
                (unsigned long long)st->h.file_size, (unsigned long long)real);
     if (solid_mode(&st->h) && a->entry_count) {
