@@ -67,37 +67,13 @@ lz4 -q -f input.bin peer.lz4
 # ---- timing. The machine may be shared, so the two sides of a pair run
 # alternately (A B, B A, A B, ...) rather than all of one then all of the
 # other, and both wall time and CPU time (user + system) are kept: CPU time
-# moves much less with the load. Each run's output is removed first.
-TIMEFORMAT='%3R %3U %3S'
-median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-                                                printf "%.4f\n", m }'; }
-time_one() { # OUT_FILE COMMAND: appends "wall cpu"
-    rm -f o.run
-    local t
-    t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
-    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
-}
-pair() { # NAME COMMAND_A COMMAND_B: sets A_WALL A_CPU B_WALL B_CPU (medians)
-    rm -f "$1.a" "$1.b"
-    local cmd
-    for cmd in "$2" "$3"; do # a warm-up run each, whose output is checked
-        rm -f o.run
-        eval "$cmd"
-        cmp input.bin o.run
-    done
-    local i
-    for ((i = 0; i < runs; i++)); do
-        if ((i % 2)); then time_one "$1.b" "$3"; time_one "$1.a" "$2"
-        else time_one "$1.a" "$2"; time_one "$1.b" "$3"; fi
-    done
-    A_WALL=$(cut -d' ' -f1 "$1.a" | median); A_CPU=$(cut -d' ' -f2 "$1.a" | median)
-    B_WALL=$(cut -d' ' -f1 "$1.b" | median); B_CPU=$(cut -d' ' -f2 "$1.b" | median)
-}
+# moves much less with the load. Each run's output is removed and `sync`
+# writes back what is dirty first (untimed; bench/lib.sh).
+. "$here/bench/lib.sh"
+PAIR_CHECK='cmp input.bin o.run' # each warm-up's output is the input again
 secs() { awk -v t="$1" 'BEGIN { printf "%.4f", t }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-mbps() { awk -v s="$size" -v t="$1" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
 line() { # LABEL WALL CPU
-    printf '  %-28s %s s wall  %6s MB/s   %s s cpu\n' "$1" "$(secs "$2")" "$(mbps "$2")" "$(secs "$3")"
+    printf '  %-28s %s s wall  %6s MB/s   %s s cpu\n' "$1" "$(secs "$2")" "$(mbps "$size" "$2")" "$(secs "$3")"
 }
 
 echo "zlib, finished stream ..." >&2

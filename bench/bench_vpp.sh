@@ -36,35 +36,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 cc -O2 -o zpeer "$here/bench/zlib_inflate_peer.c" -lz
 
-TIMEFORMAT='%3R %3U %3S'
-median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-                                                printf "%.4f\n", m }'; }
-time_one() { # OUT_FILE COMMAND: appends "wall cpu"
-    rm -rf o.run
-    sync
-    local t
-    t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
-    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
-}
-pair() { # NAME COMMAND_A COMMAND_B: sets A_WALL A_CPU B_WALL B_CPU (medians)
-    rm -f "$1.a" "$1.b"
-    rm -rf o.run; eval "$2" >/dev/null 2>&1
-    rm -rf o.run; eval "$3" >/dev/null 2>&1
-    local i
-    for ((i = 0; i < runs; i++)); do
-        if ((i % 2)); then time_one "$1.b" "$3"; time_one "$1.a" "$2"
-        else time_one "$1.a" "$2"; time_one "$1.b" "$3"; fi
-    done
-    A_WALL=$(cut -d' ' -f1 "$1.a" | median); A_CPU=$(cut -d' ' -f2 "$1.a" | median)
-    B_WALL=$(cut -d' ' -f1 "$1.b" | median); B_CPU=$(cut -d' ' -f2 "$1.b" | median)
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-mbps() { awk -v s="$1" -v t="$2" 'BEGIN { printf "%.1f", s / t / 1e6 }'; }
-peak_kib() { # COMMAND: peak RSS in KiB
-    rm -rf o.run
-    /usr/bin/time -f '%M' -o rss.txt bash -c "$1" >/dev/null 2>&1
-    cat rss.txt
-}
+. "$here/bench/lib.sh"
 
 # ---- 1. raw extract vs cp
 echo "making a 1 GiB raw archive ..." >&2

@@ -1,11 +1,13 @@
 # shellcheck shell=bash
-# Timing helpers for the bench/ scripts (sourced; bench_asm.sh uses them,
-# the older scripts still carry their own copies). The caller sets `runs`
+# Timing helpers for the bench/ scripts (sourced by bench_asm.sh,
+# bench_vpp.sh and bench_codecs.sh). The caller sets `runs`
 # and works in a scratch folder; o.run is the output every timed command
 # writes, removed (and `sync`ed, untimed) before each run so that neither
 # side pays for the other's writeback.
-#   pair NAME CMD_A CMD_B   one warm-up each, then `runs` alternating runs;
-#                           sets A_WALL A_CPU B_WALL B_CPU (medians, seconds)
+#   pair NAME CMD_A CMD_B   one warm-up each (followed by $PAIR_CHECK, a
+#                           command that checks o.run, when set), then
+#                           `runs` alternating runs; sets A_WALL A_CPU
+#                           B_WALL B_CPU (medians, seconds)
 #   ratio A B               A / B to three places
 #   mbps BYTES SECONDS      MB/s
 #   peak_kib CMD            peak RSS of CMD in KiB (/usr/bin/time)
@@ -22,8 +24,12 @@ time_one() { # OUT_FILE COMMAND: appends "wall cpu"
 }
 pair() {
     rm -f "$1.a" "$1.b"
-    rm -rf o.run; eval "$2" >/dev/null 2>&1
-    rm -rf o.run; eval "$3" >/dev/null 2>&1
+    local cmd
+    for cmd in "$2" "$3"; do
+        rm -rf o.run
+        eval "$cmd" >/dev/null 2>&1
+        [[ -z ${PAIR_CHECK:-} ]] || eval "$PAIR_CHECK"
+    done
     local i
     for ((i = 0; i < runs; i++)); do
         if ((i % 2)); then time_one "$1.b" "$3"; time_one "$1.a" "$2"
