@@ -309,16 +309,6 @@ static trowel_status part_verify(trowel_archive *a)
 
 /* --------------------------------------------------------------- manifest */
 
-static void hex_string(const uint8_t *p, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[p[i] >> 4];
-        out[2 * i + 1] = digits[p[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
 /* Whether the stored bytes follow the directory in directory order with no
  * gap, as trowel writes them. */
 static bool sequential_layout(const part_state *st)
@@ -350,7 +340,7 @@ static trowel_status part_manifest(trowel_archive *a, json_object *m)
             pad_zero = pad_zero && e->name_field[k] == 0;
         if (!pad_zero) {
             char hex[2 * PART_NAME_FIELD + 1];
-            hex_string(e->name_field, PART_NAME_FIELD, hex);
+            trowel_hex_encode(e->name_field, PART_NAME_FIELD, hex);
             json_object_object_add(o, "name_field", json_object_new_string(hex));
         }
         if (e->unused)
@@ -378,19 +368,6 @@ typedef struct new_entry {
     uint32_t packed, unpacked, unused;
 } new_entry;
 
-static bool hex_decode(const char *hex, uint8_t *out, size_t n)
-{
-    if (!hex || strlen(hex) != 2 * n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-            return false;
-        out[i] = (uint8_t)v;
-    }
-    return true;
-}
-
 /* The manifest's record for entry i, or NULL. */
 static json_object *manifest_entry(json_object *manifest, size_t i)
 {
@@ -412,7 +389,7 @@ static trowel_status build_entry(trowel_ctx *ctx, const trowel_source *src, json
     json_object *v;
     if (rec && json_object_object_get_ex(rec, "name_field", &v)) {
         uint8_t field[PART_NAME_FIELD];
-        if (!hex_decode(json_object_get_string(v), field, sizeof field) ||
+        if (!trowel_hex_decode(json_object_get_string(v), field, sizeof field) ||
             memcmp(field, src->name, len < sizeof field ? len : sizeof field) != 0)
             return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "manifest name_field of %s is not 28 hex digits holding the name",

@@ -29,6 +29,7 @@
  * clean (printable ASCII, zero padded), else {"hex": "..."}.
  */
 #include "format/cine/cine_gfx.h"
+#include "core/bytes.h"
 
 #include <json-c/json.h>
 
@@ -256,18 +257,12 @@ static int save_bid(trowel_reader *r)
 
 /* ------------------------------------------------------ bytes to JSON */
 
-static const char hex_digits[] = "0123456789abcdef";
-
 static json_object *hex_string(trowel_ctx *ctx, const uint8_t *p, size_t n)
 {
     char *text = trowel_mem_alloc(ctx, 2 * n + 1);
     if (!text)
         return NULL;
-    for (size_t i = 0; i < n; i++) {
-        text[2 * i] = hex_digits[p[i] >> 4];
-        text[2 * i + 1] = hex_digits[p[i] & 15];
-    }
-    text[2 * n] = '\0';
+    trowel_hex_encode(p, n, text);
     json_object *o = json_object_new_string_len(text, (int)(2 * n));
     trowel_mem_free(ctx, text);
     return o;

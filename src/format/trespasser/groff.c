@@ -527,16 +527,6 @@ static trowel_status groff_verify(trowel_archive *a)
 
 /* -------------------------------------------------------------- manifest */
 
-static void hex_string(const uint8_t *p, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[p[i] >> 4];
-        out[2 * i + 1] = digits[p[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
 static trowel_status groff_manifest(trowel_archive *a, json_object *m)
 {
     const groff_state *st = a->priv;
@@ -576,7 +566,7 @@ static trowel_status groff_manifest(trowel_archive *a, json_object *m)
                 json_object_put(syms);
                 return a->ctx->last_error.status;
             }
-            hex_string(sym->raw, sym->length, hex);
+            trowel_hex_encode(sym->raw, sym->length, hex);
             json_object_object_add(o, "bytes", json_object_new_string(hex));
             trowel_mem_free(a->ctx, hex);
         }
@@ -611,19 +601,6 @@ static uint32_t json_u32(json_object *o, const char *key, uint32_t fallback)
     return (uint32_t)json_object_get_int64(v);
 }
 
-static bool hex_decode(const char *hex, uint8_t *out, size_t n)
-{
-    if (!hex || strlen(hex) != 2 * n)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-            return false;
-        out[i] = (uint8_t)v;
-    }
-    return true;
-}
-
 static int compare_new_symbols(const void *a, const void *b)
 {
     return strcmp(((const new_symbol *)a)->name, ((const new_symbol *)b)->name);
@@ -643,7 +620,7 @@ static trowel_status add_symbol(trowel_ctx *ctx, new_groff *g, const char *name,
     if (!sym->bytes)
         return ctx->last_error.status;
     g->symbol_count++;
-    if (hex && !hex_decode(hex, sym->bytes, len))
+    if (hex && !trowel_hex_decode(hex, sym->bytes, len))
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "manifest bytes of symbol '%.100s' are not hex digits", name);
     if (!hex)
