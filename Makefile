@@ -60,6 +60,9 @@ bench:
 	bench/bench_vsif.sh $(BUILD)
 	bench/bench_codecs.sh $(BUILD)
 	bench/bench_trespasser.sh $(BUILD)
+	bench/bench_scumm.sh $(BUILD)
+	bench/bench_vpp.sh $(BUILD)
+	bench/bench_asm.sh $(BUILD)
 	bench/bench_mount.sh $(BUILD)
 
 install: build
