@@ -63,7 +63,15 @@ unmount_fg tight tight
 
 # 32 MiB: everything fits; the nested archive's bytes count, and the peak
 # RSS of the whole mount (program, libfuse, cache) stays under the limit.
-mount_fg roomy outer.vpp_pc roomy -r --mem-limit 32M
+# In an ASan build (make sanitize) the runtime's own memory (shadow,
+# quarantine: set to 0 here) is no part of trowel's: there the check is
+# on the growth of the peak RSS from the mount's start, 20 MiB already.
+ASAN_OPTIONS="quarantine_size_mb=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    mount_fg roomy outer.vpp_pc roomy -r --mem-limit 32M
+base=0
+if [ "${TROWEL_SANITIZE:-OFF}" = ON ]; then
+    base=$(awk '/^VmRSS:/ { print $2 }' "/proc/$FG_PID/status" 2>/dev/null)
+fi
 for i in 1 2 3; do
     assert_same_file "roomy: nested part$i.bin" "roomy/inner.str2_pc.d/part$i.bin" "inner/part$i.bin"
 done
@@ -71,10 +79,10 @@ assert_same_file "roomy: the str2 itself" roomy/inner.str2_pc inner.str2_pc
 cat_all roomy
 assert_eq "roomy: every file (views too) reads" "0 " "$RC $ERR"
 hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$FG_PID/status" 2>/dev/null)
-if [ -n "$hwm" ] && [ "$hwm" -lt 32768 ]; then
+if [ -n "$hwm" ] && [ -n "$base" ] && [ $((hwm - base)) -lt 32768 ]; then
     pass
 else
-    fail "roomy: peak RSS under --mem-limit 32M" "VmHWM: ${hwm:-unknown} kB"
+    fail "roomy: peak RSS under --mem-limit 32M" "VmHWM: ${hwm:-unknown} kB (less ${base:-unknown} kB)"
 fi
 assert_eq "roomy: nothing on stderr" "" "$(cat roomy.err)"
 unmount_fg roomy roomy
