@@ -136,12 +136,18 @@ static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_pref
                         const char *list_prefix, bool all);
 
 /* --recursive: the entries of entry index of a, when it is an archive,
- * under DISK.d/ (all of them when the entry itself was chosen). */
+ * under DISK.d/: all of them when the entry itself was chosen; else those
+ * a PATTERN names, and then only their own failures count (a nested
+ * archive nobody chose is opened quietly, its damage is not the run's). */
 static int extract_inside(extract_job *j, trowel_archive *a, size_t index, const char *disk,
                           const char *listed, bool chosen)
 {
     trowel_archive *inner;
-    int rc = cli_nested_open(j->s, j->path, a, index, &inner);
+    int rc = CLI_EXIT_OK;
+    if (chosen)
+        rc = cli_nested_open(j->s, j->path, a, index, &inner);
+    else
+        cli_nested_try_open(j->s, a, index, &inner);
     if (!inner)
         return rc;
     char *disk_prefix = joined(disk, CLI_NESTED_DIR_SUFFIX, "/");
@@ -150,7 +156,8 @@ static int extract_inside(extract_job *j, trowel_archive *a, size_t index, const
         rc = cli_max_exit(rc, extract_tree(j, inner, disk_prefix, list_prefix, chosen));
     else
         rc = CLI_EXIT_FAILURE;
-    rc = cli_max_exit(rc, trowel_archive_damaged(inner) ? CLI_EXIT_FAILURE : CLI_EXIT_OK);
+    if (chosen && trowel_archive_damaged(inner))
+        rc = CLI_EXIT_FAILURE;
     free(disk_prefix);
     free(list_prefix);
     trowel_archive_close(inner);
@@ -174,8 +181,11 @@ static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_pref
             free(listed);
             return CLI_EXIT_FAILURE;
         }
-        bool chosen = all || cli_patterns_match(j->patterns, disk) ||
-                      (*list_prefix && cli_patterns_match(j->patterns, listed));
+        /* Both forms are matched every time, so that each PATTERN naming
+         * the entry counts as used (no false "no entry matches"). */
+        bool by_disk = cli_patterns_match(j->patterns, disk);
+        bool by_list = *list_prefix && cli_patterns_match(j->patterns, listed);
+        bool chosen = all || by_disk || by_list;
         if (chosen)
             rc = cli_max_exit(rc, extract_entry(j, a, i, disk));
         if (j->recursive)

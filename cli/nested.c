@@ -44,3 +44,20 @@ int cli_nested_open(cli_session *s, const char *path, trowel_archive *a, size_t 
     *out = n;
     return CLI_EXIT_OK;
 }
+
+void cli_nested_try_open(cli_session *s, trowel_archive *a, size_t index, trowel_archive **out)
+{
+    *out = NULL;
+    if (!cli_nested_candidate(trowel_archive_entry(a, index)->name))
+        return;
+    bool quiet = s->quiet;
+    s->quiet = true;
+    trowel_archive *n = NULL;
+    if (trowel_archive_open_entry(a, index, NULL, &n) != TROWEL_OK)
+        trowel_ctx_clear_error(s->ctx);
+    else if (!(trowel_format_caps(trowel_archive_format(n)) & TROWEL_CAP_LIST))
+        trowel_archive_close(n);
+    else
+        *out = n;
+    s->quiet = quiet;
+}

@@ -26,5 +26,10 @@ bool cli_nested_candidate(const char *name);
  * returned, *out NULL. */
 int cli_nested_open(cli_session *s, const char *path, trowel_archive *a, size_t index,
                     trowel_archive **out);
+/* The same, quietly: for an entry nobody asked for, whose nested archive is
+ * searched only for entries a PATTERN may name below it. Not an archive,
+ * not openable or damaged: *out is NULL or the archive, and nothing is
+ * reported (its warnings included). */
+void cli_nested_try_open(cli_session *s, trowel_archive *a, size_t index, trowel_archive **out);
 
 #endif

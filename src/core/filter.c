@@ -21,8 +21,8 @@
 #include "filter.h"
 #include "input.h"
 
+#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 /* ---------------------------------------------------------------- xor69 */
 
@@ -69,18 +69,31 @@ static const trowel_filter filter_xor69 = {
 
 extern const trowel_format trowel_format_szdd;
 
-/* Whether some format other than szdd is found under names ending in ext
- * (".grf"): its extension words, compared without case. */
-static bool other_format_ext(const char *ext)
+/* Whether name is one a format's word names ("." words: an extension,
+ * others a whole name; case ignored). wild_last: name's last character
+ * stands for any (an SZDD name whose missing character is unknown). */
+static bool word_names(const char *word, size_t n, const char *name, bool wild_last)
 {
-    size_t len = strlen(ext);
+    size_t len = strlen(name);
+    if (n == 0 || word[0] == '*' || len < n || (word[0] != '.' && len != n))
+        return false;
+    const char *tail = name + len - n;
+    for (size_t k = 0; k < n; k++)
+        if (!(wild_last && k == n - 1) &&
+            tolower((unsigned char)tail[k]) != tolower((unsigned char)word[k]))
+            return false;
+    return true;
+}
+
+/* Whether some format other than szdd is found under this name. */
+static bool other_format_named(const char *name, bool wild_last)
+{
     for (size_t i = 0; i < trowel_formats_len; i++) {
-        const char *w = trowel_formats[i]->extensions;
         if (trowel_formats[i] == &trowel_format_szdd)
             continue;
-        while (*w) {
+        for (const char *w = trowel_formats[i]->extensions; *w;) {
             size_t n = strcspn(w, " ");
-            if (n == len && strncasecmp(w, ext, n) == 0)
+            if (word_names(w, n, name, wild_last))
                 return true;
             w += n;
             w += strspn(w, " ");
@@ -90,38 +103,39 @@ static bool other_format_ext(const char *ext)
 }
 
 /* The file's name, or the name its header restores, promises a format
- * inside (see the top of this file). missing: the header's character for
- * a trailing '_', 0 for none. */
-static bool szdd_name_promises_content(const trowel_input *in, uint8_t missing)
+ * inside (see the top of this file): WORLD.GRF, WORLD.GR_ with missing
+ * character 'f', or WORLD.GR_ without one (QBasic variant, or none
+ * recorded: any last character). */
+static bool szdd_worth_peeling(trowel_reader *r)
 {
+    const trowel_input *in = r->in;
     if (in->name_is_label || in->fd < 0)
         return true; /* standard input or memory: no name to go by */
-    const char *base = strrchr(in->name, '/');
-    const char *dot = strrchr(base ? base + 1 : in->name, '.');
-    if (!dot || strlen(dot) > 15)
+    uint8_t head[10];
+    trowel_reader h = *r;
+    if (trowel_read_bytes(&h, head, sizeof head) != TROWEL_OK)
         return false;
-    char ext[16];
-    strcpy(ext, dot);
-    size_t len = strlen(ext);
-    if (other_format_ext(ext))
+    /* Only the normal header ("SZDD" 88 F0 27 33 'A' c) records one. */
+    bool normal = memcmp(head, "SZDD\x88\xf0\x27\x33", 8) == 0 && head[8] == 'A';
+    uint8_t missing = normal && head[9] > 0x20 && head[9] < 0x7F ? head[9] : 0;
+    const char *slash = strrchr(in->name, '/');
+    const char *base = slash ? slash + 1 : in->name;
+    size_t len = strlen(base);
+    if (other_format_named(base, false))
         return true;
-    if (len < 2 || ext[len - 1] != '_' || missing < 0x21 || missing > 0x7E)
+    if (len < 2 || base[len - 1] != '_' || len > 255)
         return false;
-    ext[len - 1] = (char)missing;
-    return other_format_ext(ext);
+    char restored[256];
+    memcpy(restored, base, len + 1);
+    if (!missing)
+        return other_format_named(restored, true);
+    restored[len - 1] = (char)missing;
+    return other_format_named(restored, false);
 }
 
 static int szdd_filter_bid(trowel_reader *r)
 {
-    trowel_reader head = *r;
-    int bid = trowel_format_szdd.bid(r);
-    uint8_t magic_and_mode[10];
-    if (bid <= 0 || trowel_read_bytes(&head, magic_and_mode, sizeof magic_and_mode) != TROWEL_OK)
-        return TROWEL_BID_NONE;
-    /* The missing character follows 'A' in the normal header; the QBasic
-     * variant has none (its byte 9 is part of the size). */
-    uint8_t missing = magic_and_mode[8] == 'A' ? magic_and_mode[9] : 0;
-    return szdd_name_promises_content(r->in, missing) ? bid : TROWEL_BID_NONE;
+    return trowel_format_szdd.bid(r);
 }
 
 /* The wrapped file, decoded by the szdd format into memory the input owns. */
@@ -148,6 +162,7 @@ static const trowel_filter filter_szdd = {
     .id = "szdd",
     .description = "MS COMPRESS.EXE (SZDD) wrapper around a file trowel knows",
     .bid = szdd_filter_bid,
+    .worth_peeling = szdd_worth_peeling,
     .open = szdd_filter_open,
 };
 
@@ -192,6 +207,10 @@ static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, s
         trowel_reader_init(&r, ctx, in);
         trowel_input_begin_detection(in);
         bool bids = f->bid(&r) > 0;
+        if (bids && !want && f->worth_peeling) {
+            trowel_reader_init(&r, ctx, in);
+            bids = f->worth_peeling(&r);
+        }
         trowel_input_end_detection(in);
         trowel_ctx_clear_error(ctx);
         if (!bids)

@@ -16,6 +16,10 @@ typedef struct trowel_filter {
     /* How sure the filter is that r (a reader over the whole input) is its
      * wrapper; 0: not. Must not allocate from file data. */
     int (*bid)(trowel_reader *r);
+    /* Optional, consulted only when no format was asked for (no -t): false
+     * when peeling is not worth its cost for this input (szdd: peeling
+     * decodes the whole file). */
+    bool (*worth_peeling)(trowel_reader *r);
     /* Opens the peeled input over in (which must outlive it). Fails with an
      * error set when the wrapper is damaged or too large for the limit. */
     trowel_status (*open)(trowel_ctx *ctx, trowel_input *in, trowel_input **out);

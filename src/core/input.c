@@ -207,15 +207,24 @@ void trowel_input_close(trowel_input *in)
     trowel_mem_free(in->ctx, in);
 }
 
+/* The input in's reads go to next: a window's parent, an XOR input's
+ * source; NULL for a file or memory. Each has a cache window of its own. */
+static trowel_input *below(trowel_input *in)
+{
+    return in->parent ? in->parent : in->under;
+}
+
 void trowel_input_begin_detection(trowel_input *in)
 {
-    in->detecting = true;
+    for (; in; in = below(in))
+        in->detecting++;
 }
 
 void trowel_input_end_detection(trowel_input *in)
 {
-    in->detecting = false;
-    in->refills = 0;
+    for (; in; in = below(in))
+        if (in->detecting && --in->detecting == 0)
+            in->refills = 0;
 }
 
 /* pread all n bytes at off, or fail. */

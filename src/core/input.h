@@ -16,7 +16,8 @@ struct trowel_input {
     uint64_t cache_off;
     size_t cache_len;
     unsigned refills;   /* file input: times the cache window has moved */
-    bool detecting;     /* bids are reading: none of it is a pattern */
+    unsigned detecting; /* bids are reading (nested brackets count): none of
+                         * it is a pattern */
     uint8_t *window;    /* file input read whole: the old window, kept until
                          * close so that no span handed out dangles */
     trowel_input *under; /* XOR input: the input it reads (not owned), or NULL */
@@ -43,7 +44,8 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
 /* Brackets format detection: bids look wherever they like (the header,
  * the end, a scan), and none of that may make a small file be read whole.
  * Only how the chosen format then reads decides whether that pays;
- * trowel_input_end_detection forgets the bids' reads. */
+ * trowel_input_end_detection forgets the bids' reads. Both act on every
+ * input the reads pass through: a window's parent, an XOR input's source. */
 void trowel_input_begin_detection(trowel_input *in);
 void trowel_input_end_detection(trowel_input *in);
 

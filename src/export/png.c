@@ -20,12 +20,21 @@ typedef struct png_job {
     bool sink_failed;     /* the sink's (or the allocator's) error is already
                            * on the context */
     char message[160];
+    /* The last allocation the limit refused, kept aside: libpng treats
+     * some refusals as warnings (an ancillary chunk it then skips) and
+     * goes on; only when it stops does the refusal become the error. */
+    trowel_status refused;
+    trowel_error refusal;
 } png_job;
 
 static void on_png_error(png_structp png, png_const_charp msg)
 {
     png_job *job = png_get_error_ptr(png);
-    if (job->status == TROWEL_OK) {
+    if (job->status == TROWEL_OK && job->refused != TROWEL_OK) {
+        job->ctx->last_error = job->refusal; /* what needed the memory, and how much */
+        job->status = job->refused;
+        job->sink_failed = true;
+    } else if (job->status == TROWEL_OK) {
         job->status = TROWEL_ERR_CORRUPT;
         snprintf(job->message, sizeof job->message, "%s", msg ? msg : "unknown error");
     }
@@ -39,15 +48,16 @@ static void on_png_warning(png_structp png, png_const_charp msg)
 }
 
 /* libpng's memory comes from the context, under its limit. A refusal is
- * already the context's error (what needed how much); libpng then stops
- * with its own "out of memory", which must not replace it. */
+ * set aside (see png_job) and the context's error left as it was. */
 static png_voidp on_png_malloc(png_structp png, png_alloc_size_t n)
 {
     png_job *job = png_get_mem_ptr(png);
+    trowel_error before = job->ctx->last_error;
     void *p = trowel_mem_alloc(job->ctx, n);
-    if (!p && job->status == TROWEL_OK) {
-        job->status = job->ctx->last_error.status;
-        job->sink_failed = true;
+    if (!p) {
+        job->refusal = job->ctx->last_error;
+        job->refused = job->refusal.status;
+        job->ctx->last_error = before;
     }
     return p;
 }
@@ -62,8 +72,10 @@ static void on_png_free(png_structp png, png_voidp p)
  * memory, else the machine's. */
 static trowel_status libpng_failed_to_start(trowel_ctx *ctx, const png_job *job)
 {
-    if (job->sink_failed)
-        return job->status;
+    if (job->refused != TROWEL_OK) {
+        ctx->last_error = job->refusal;
+        return job->refused;
+    }
     return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "libpng: out of memory");
 }
 

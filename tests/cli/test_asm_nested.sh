@@ -100,4 +100,23 @@ assert_file_exists "damaged nested: the others go on" dout/DLC_HA_08_08.str2_pc.
 run "$TROWEL" list -r damaged.vpp_pc
 assert_rc "damaged nested: list -r exit 1" 1
 
+# With PATTERNs, a damaged nested archive nobody chose is searched quietly:
+# it fails neither the run nor says anything; one that is chosen still does.
+run "$TROWEL" extract -r -C pdout damaged.vpp_pc 'dlc_activity_*.asm_pc' '*/dlc01_08_08_129.layer_pc'
+assert_rc "damaged nested, not chosen: exit 0" 0
+assert_eq "damaged nested, not chosen: silent" "" "$ERR"
+assert_eq "damaged nested, not chosen: what the PATTERNs name" \
+    "pdout/DLC_HA_08_08.str2_pc.d/dlc01_08_08_129.layer_pc
+pdout/dlc_activity_containers.asm_pc" "$(find pdout -type f | LC_ALL=C sort)"
+run "$TROWEL" extract -r -C pcout damaged.vpp_pc 'dlc_ORaid_07_08_Level_1.str2_pc'
+assert_rc "damaged nested, chosen: exit 1" 1
+assert_contains "damaged nested, chosen: named" "$ERR" "dlc_ORaid_07_08_Level_1.str2_pc"
+
+# A PATTERN for an archive entry and one for an entry inside it are both
+# used (neither is reported as matching nothing).
+run "$TROWEL" extract -r -C both "$V" DLC_HA_08_08.str2_pc 'DLC_HA_08_08.str2_pc/*.layer_pc' \
+    'DLC_HA_08_08.str2_pc.d/*.layer_pc'
+assert_rc "overlapping PATTERNs: exit 0" 0
+assert_eq "overlapping PATTERNs: no complaint" "" "$ERR"
+
 finish

@@ -127,6 +127,16 @@ run "$TROWEL" info world.dat
 assert_eq "an SZDD named .dat is not" "world.dat: szdd" "$(printf '%s\n' "$OUT" | head -1)"
 run "$TROWEL" list - <world.gr_
 assert_eq "from standard input it is peeled" "$("$TROWEL" list world.grf)" "$OUT"
+run "$TROWEL" list -t groff world.dat
+assert_eq "-t groff peels it whatever its name" "$("$TROWEL" list world.grf)" "$OUT"
+# Without a missing character (QBasic header, or none recorded) a .gr_
+# name still promises a .gr? format.
+"$TROWEL" create -t szdd -O variant=qbasic -o qbasic.gr_ world.grf
+"$TROWEL" create -t szdd -O missing=none -o nochar.gr_ world.grf
+for f in qbasic.gr_ nochar.gr_; do
+    run "$TROWEL" info "$f"
+    assert_eq "$f is peeled" "$f: szdd → groff" "$(printf '%s\n' "$OUT" | head -1)"
+done
 
 # ---- GRF: OBJ + MTL. Box's triangle (0,0,0) (1,0,0) (0,1,0), scale 2, at
 # (10,20,30): (10,20,30) (12,20,30) (10,22,30) in the game's Z-up frame,

@@ -130,5 +130,39 @@ static void test_forgotten_jumps_do_not_count(void)
     free(expect);
 }
 
+/* Bids on a nested archive (a window over the file) and on an XOR input
+ * read through to the file below: detection on them must not read that
+ * file whole either, and reading on afterwards still works. */
+static void test_detection_through_windows_and_xor(void)
+{
+    uint8_t *expect;
+    char *path = write_pattern(&expect);
+    REQUIRE(path);
+    trowel_ctx *ctx = new_ctx();
+    trowel_input *file, *win, *x;
+    REQUIRE(trowel_input_open_file(ctx, path, &file) == TROWEL_OK);
+    REQUIRE(trowel_input_open_window(ctx, file, 4096, (2 << 20) + 8192, "nested", &win) ==
+            TROWEL_OK);
+    REQUIRE(trowel_input_open_xor(ctx, win, 0x69, &x) == TROWEL_OK);
+    uint8_t got[4];
+    for (trowel_input *in = win; in; in = in == win ? x : NULL) {
+        trowel_input_begin_detection(in);
+        REQUIRE(trowel_input_copy(in, (2 << 20) + 8188, got, 4) == TROWEL_OK); /* the end */
+        REQUIRE(trowel_input_copy(in, 0, got, 4) == TROWEL_OK);                /* back to 0 */
+        REQUIRE(trowel_input_copy(in, 1 << 20, got, 4) == TROWEL_OK);          /* a scan */
+        trowel_input_end_detection(in);
+        CHECK(file->mem == NULL && x->mem == NULL);
+        CHECK(file->detecting == 0 && win->detecting == 0 && x->detecting == 0);
+    }
+    CHECK(got[0] == (uint8_t)(expect[4096 + (1 << 20)] ^ 0x69));
+    trowel_input_close(x);
+    trowel_input_close(win);
+    trowel_input_close(file);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+    remove_pattern(path);
+    free(expect);
+}
+
 TEST_MAIN(TEST(test_straight_reads_slide_the_window), TEST(test_jumps_read_the_file_whole),
-          TEST(test_forgotten_jumps_do_not_count))
+          TEST(test_forgotten_jumps_do_not_count), TEST(test_detection_through_windows_and_xor))
