@@ -138,4 +138,14 @@ assert_eq "ASM container count past the file: the one there is listed" c0 "$OUT"
 assert_eq "ASM container count past the file: the message" \
     "trowel: conts.asm_pc: warning: container 1: needs 2 bytes at offset 0x1d but the data ends at 0x1d; it and the 65533 after it are not listed (offset 0x1d)"$'\n'"trowel: conts.asm_pc: damaged: not every entry can be read" "$ERR"
 
+# A v17 entry whose size is 2^64 - 1 (found by fuzz_vpp: that is the
+# library's "size not known", and the entry decoded to whatever its LZ4
+# frame held). The directory is refused.
+run "$TROWEL" list "$TROWEL_SOURCE/fuzz/corpus/vpp/regression_v17_size_all_ones.vpp_pc"
+assert_rc "size 2^64 - 1: exit 1" 1
+assert_contains "size 2^64 - 1: says so" "$ERR" "entry 0's size is 2^64 - 1, which no file has (offset 0x78)"
+run "$TROWEL" extract "$TROWEL_SOURCE/fuzz/corpus/vpp/regression_v17_size_all_ones.vpp_pc" -C jail/ones
+assert_rc "size 2^64 - 1: extract exit 1" 1
+assert_no_file "size 2^64 - 1: nothing written" jail/ones
+
 finish

@@ -552,6 +552,8 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
 {
     trowel_reader d = *dir;
     for (size_t i = 0; i < st->h.num_files; i++) {
+        uint64_t record = trowel_reader_abs(&d) - trowel_reader_tell(&d) +
+                          (uint64_t)i * st->h.entry_size;
         trowel_status s = trowel_reader_seek(&d, (uint64_t)i * st->h.entry_size);
         if (s == TROWEL_OK)
             s = read_raw_entry(&d, &st->h, &re[i]);
@@ -559,6 +561,13 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
             return s;
         if (re[i].csize == UINT64_MAX && st->h.version < 17)
             re[i].csize = UINT32_MAX; /* 32-bit fields kept as they were */
+        if (re[i].size == UINT64_MAX && st->h.version < 17)
+            re[i].size = UINT32_MAX;
+        /* 2^64 - 1 is no file's size, and it is the library's "size not
+         * known", which would let the entry decode to any length. */
+        if (re[i].size == TROWEL_SIZE_UNKNOWN)
+            return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, record,
+                               "entry %zu's size is 2^64 - 1, which no file has", i);
         if (st->h.version >= 10 && re[i].align > 1 && (re[i].align & (re[i].align - 1)))
             return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(&d) - 4,
                                "entry %zu's alignment %u is not a power of two", i,
