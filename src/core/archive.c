@@ -46,20 +46,8 @@ const trowel_format *trowel_format_find(const char *id)
 
 trowel_status trowel_detect(trowel_ctx *ctx, trowel_input *in, const trowel_format **out, int *bid)
 {
-    const trowel_format *best = NULL;
-    int best_bid = 0;
-    trowel_input_begin_detection(in);
-    for (size_t i = 0; i < trowel_formats_len; i++) {
-        trowel_reader r;
-        trowel_reader_init(&r, ctx, in);
-        int b = trowel_formats[i]->bid(&r);
-        if (b > best_bid) {
-            best_bid = b;
-            best = trowel_formats[i];
-        }
-    }
-    trowel_ctx_clear_error(ctx); /* bids may have left read errors behind */
-    trowel_input_end_detection(in);
+    const trowel_format *best;
+    int best_bid = trowel_best_format(ctx, in, NULL, &best);
     *out = best;
     if (bid)
         *bid = best_bid;

@@ -171,8 +171,7 @@ const size_t trowel_filters_len = sizeof trowel_filters / sizeof trowel_filters[
 
 /* ------------------------------------------------------------ detection */
 
-/* The best format bid on in (want: only want's), 0 when none. */
-static int best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *want,
+int trowel_best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *want,
                        const trowel_format **fmt)
 {
     *fmt = NULL;
@@ -232,7 +231,7 @@ static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, s
         if (peel(ctx, peeled, want, depth + 1, c))
             return true;
         const trowel_format *fmt;
-        int bid = best_format(ctx, peeled, want, &fmt);
+        int bid = trowel_best_format(ctx, peeled, want, &fmt);
         if (fmt && (want ? bid > 0 : bid >= TROWEL_BID_MAGIC)) {
             c->count = depth + 1;
             c->fmt = fmt;
@@ -255,7 +254,7 @@ trowel_status trowel_detect_chain(trowel_ctx *ctx, trowel_input *in, const trowe
         out->fmt = want;
         return TROWEL_OK;
     }
-    best_format(ctx, in, NULL, &out->fmt);
+    trowel_best_format(ctx, in, NULL, &out->fmt);
     if (!out->fmt)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "not a format trowel knows (see 'trowel formats')");

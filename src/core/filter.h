@@ -38,6 +38,12 @@ enum trowel_xor69_start trowel_xor69_start(const uint8_t raw[4]);
 /* The filter's open: an input that reads in XORed with 0x69. */
 trowel_status trowel_xor69_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out);
 
+/* The format that bids highest on in (want: only want), with its bid; 0
+ * and *fmt NULL when none bids. The bids' reads are detection's (see
+ * trowel_input_begin_detection), and their errors are cleared. */
+int trowel_best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *want,
+                       const trowel_format **fmt);
+
 /* What detection found: the filters applied, outermost first, the inputs
  * they opened (inputs[i] is what filters[i] peeled), and the format. */
 typedef struct trowel_chain {
