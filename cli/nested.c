@@ -27,37 +27,38 @@ bool cli_nested_candidate(const char *name)
     return false;
 }
 
+/* Entry index of a as a nested archive whose entries hold data: *out
+ * (NULL when the entry is no archive); a status when it should be one and
+ * does not open. */
+static trowel_status open_listable(trowel_archive *a, size_t index, trowel_archive **out)
+{
+    *out = NULL;
+    if (!cli_nested_candidate(trowel_archive_entry(a, index)->name))
+        return TROWEL_OK;
+    trowel_archive *n = NULL;
+    trowel_status st = trowel_archive_open_entry(a, index, NULL, &n);
+    if (st != TROWEL_OK)
+        return st;
+    if (trowel_format_caps(trowel_archive_format(n)) & TROWEL_CAP_LIST)
+        *out = n;
+    else
+        trowel_archive_close(n);
+    return TROWEL_OK;
+}
+
 int cli_nested_open(cli_session *s, const char *path, trowel_archive *a, size_t index,
                     trowel_archive **out)
 {
-    *out = NULL;
-    const trowel_entry *e = trowel_archive_entry(a, index);
-    if (!cli_nested_candidate(e->name))
-        return CLI_EXIT_OK;
-    trowel_archive *n = NULL;
-    if (trowel_archive_open_entry(a, index, NULL, &n) != TROWEL_OK)
-        return cli_report(s, path, e->name);
-    if (!(trowel_format_caps(trowel_archive_format(n)) & TROWEL_CAP_LIST)) {
-        trowel_archive_close(n);
-        return CLI_EXIT_OK;
-    }
-    *out = n;
+    if (open_listable(a, index, out) != TROWEL_OK)
+        return cli_report(s, path, trowel_archive_entry(a, index)->name);
     return CLI_EXIT_OK;
 }
 
 void cli_nested_try_open(cli_session *s, trowel_archive *a, size_t index, trowel_archive **out)
 {
-    *out = NULL;
-    if (!cli_nested_candidate(trowel_archive_entry(a, index)->name))
-        return;
     bool quiet = s->quiet;
     s->quiet = true;
-    trowel_archive *n = NULL;
-    if (trowel_archive_open_entry(a, index, NULL, &n) != TROWEL_OK)
+    if (open_listable(a, index, out) != TROWEL_OK)
         trowel_ctx_clear_error(s->ctx);
-    else if (!(trowel_format_caps(trowel_archive_format(n)) & TROWEL_CAP_LIST))
-        trowel_archive_close(n);
-    else
-        *out = n;
     s->quiet = quiet;
 }
