@@ -37,6 +37,22 @@ static trowel_input *new_input(trowel_ctx *ctx, const char *name)
     return in;
 }
 
+/* Gives a new input its cache window (what: the buffer, for the memory
+ * limit's message) and hands it out; on failure the input is closed. */
+static trowel_status give_cache(trowel_input *in, const char *what, trowel_input **out)
+{
+    trowel_ctx *ctx = in->ctx;
+    const char *purpose = trowel_mem_purpose(ctx, what);
+    in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
+    trowel_mem_purpose(ctx, purpose);
+    if (!in->cache) {
+        trowel_input_close(in);
+        return ctx->last_error.status;
+    }
+    *out = in;
+    return TROWEL_OK;
+}
+
 trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_input **out)
 {
     *out = NULL;
@@ -63,15 +79,7 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
     }
     in->fd = fd;
     in->size = (uint64_t)st.st_size;
-    const char *purpose = trowel_mem_purpose(ctx, "the input file's read buffer");
-    in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
-    trowel_mem_purpose(ctx, purpose);
-    if (!in->cache) {
-        trowel_input_close(in);
-        return ctx->last_error.status;
-    }
-    *out = in;
-    return TROWEL_OK;
+    return give_cache(in, "the input file's read buffer", out);
 }
 
 trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t size,
@@ -268,15 +276,7 @@ trowel_status trowel_input_open_xor(trowel_ctx *ctx, trowel_input *under, uint8_
     in->under = under;
     in->xor_key = key;
     in->size = under->size;
-    const char *purpose = trowel_mem_purpose(ctx, "the XOR filter's read buffer");
-    in->cache = trowel_mem_alloc(ctx, INPUT_CACHE_SIZE);
-    trowel_mem_purpose(ctx, purpose);
-    if (!in->cache) {
-        trowel_input_close(in);
-        return ctx->last_error.status;
-    }
-    *out = in;
-    return TROWEL_OK;
+    return give_cache(in, "the XOR filter's read buffer", out);
 }
 
 trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t size,
