@@ -190,20 +190,14 @@ static trowel_status open_bytes(mount_fs *fs, const mount_node *src, trowel_inpu
     return st;
 }
 
-static trowel_status load_conversion(mount_fs *fs, mount_node *n)
+/* What `convert --to target` makes of a, kept as n's bytes. */
+static trowel_status convert_and_keep(mount_fs *fs, mount_node *n, trowel_archive *a,
+                                      const char *target)
 {
-    if (load(fs, n->source) != 0)
-        return TROWEL_ERR_IO; /* reported with the source */
-    trowel_input *in = NULL;
-    trowel_archive *a = NULL;
     trowel_sink *sink = NULL;
-    trowel_status st = open_bytes(fs, n->source, &in, &a);
+    trowel_status st = trowel_sink_open_memory(fs->s->ctx, &sink);
     if (st == TROWEL_OK)
-        st = trowel_sink_open_memory(fs->s->ctx, &sink);
-    if (st == TROWEL_OK)
-        st = trowel_convert(fs->s->ctx, a, n->target, NULL, 0, sink);
-    trowel_archive_close(a);
-    trowel_input_close(in);
+        st = trowel_convert(fs->s->ctx, a, target, NULL, 0, sink);
     if (st != TROWEL_OK) {
         trowel_sink_discard(sink);
         return st;
@@ -214,20 +208,23 @@ static trowel_status load_conversion(mount_fs *fs, mount_node *n)
     return TROWEL_OK;
 }
 
+static trowel_status load_conversion(mount_fs *fs, mount_node *n)
+{
+    if (load(fs, n->source) != 0)
+        return TROWEL_ERR_IO; /* reported with the source */
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    trowel_status st = open_bytes(fs, n->source, &in, &a);
+    if (st == TROWEL_OK)
+        st = convert_and_keep(fs, n, a, n->target);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    return st;
+}
+
 static trowel_status load_json(mount_fs *fs, mount_node *n)
 {
-    trowel_sink *sink;
-    trowel_status st = trowel_sink_open_memory(fs->s->ctx, &sink);
-    if (st == TROWEL_OK)
-        st = trowel_convert(fs->s->ctx, fs->a, "json", NULL, 0, sink);
-    if (st != TROWEL_OK) {
-        trowel_sink_discard(sink);
-        return st;
-    }
-    size_t len;
-    const uint8_t *data = trowel_sink_data(sink, &len);
-    keep(fs, n, data, len, MOUNT_HOLD_SINK, sink);
-    return TROWEL_OK;
+    return convert_and_keep(fs, n, fs->a, "json");
 }
 
 static trowel_status load_manifest(mount_fs *fs, mount_node *n)
