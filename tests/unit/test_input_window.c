@@ -44,16 +44,42 @@ static void remove_pattern(const char *path)
     rmdir(dir);
 }
 
+/* The pattern file opened as a file input on a context of its own. */
+typedef struct pattern_input {
+    uint8_t *expect; /* the file's bytes */
+    char *path;
+    trowel_ctx *ctx;
+    trowel_input *in;
+} pattern_input;
+
+static bool open_pattern(pattern_input *f)
+{
+    *f = (pattern_input){0};
+    if (!(f->path = write_pattern(&f->expect)))
+        return false;
+    f->ctx = new_ctx();
+    return trowel_input_open_file(f->ctx, f->path, &f->in) == TROWEL_OK;
+}
+
+/* Closes the input (and checks it gave back all its memory) and removes
+ * the file. */
+static void close_pattern(pattern_input *f)
+{
+    trowel_input_close(f->in);
+    CHECK_EQ_U64(f->ctx->mem_in_use, 0);
+    trowel_ctx_free(f->ctx);
+    remove_pattern(f->path);
+    free(f->expect);
+}
+
 static void test_straight_reads_slide_the_window(void)
 {
-    uint8_t *expect;
-    char *path = write_pattern(&expect);
-    REQUIRE(path);
-    trowel_ctx *ctx = new_ctx();
-    trowel_input *in;
-    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    pattern_input f;
+    REQUIRE(open_pattern(&f));
+    trowel_input *in = f.in;
+    const uint8_t *expect = f.expect;
     trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
+    trowel_reader_init(&r, f.ctx, in);
     size_t at = 0;
     bool same = true;
     for (;;) {
@@ -69,21 +95,15 @@ static void test_straight_reads_slide_the_window(void)
     CHECK(same);
     CHECK(in->mem == NULL); /* never read whole */
     CHECK(in->refills >= FILE_SIZE / ((size_t)1 << 18));
-    trowel_input_close(in);
-    CHECK_EQ_U64(ctx->mem_in_use, 0);
-    trowel_ctx_free(ctx);
-    remove_pattern(path);
-    free(expect);
+    close_pattern(&f);
 }
 
 static void test_jumps_read_the_file_whole(void)
 {
-    uint8_t *expect;
-    char *path = write_pattern(&expect);
-    REQUIRE(path);
-    trowel_ctx *ctx = new_ctx();
-    trowel_input *in;
-    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    pattern_input f;
+    REQUIRE(open_pattern(&f));
+    trowel_input *in = f.in;
+    const uint8_t *expect = f.expect;
     static const size_t offsets[] = {0, 2 << 20, 100, (3 << 20) - 10, 1 << 20};
     bool same = true;
     for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
@@ -93,11 +113,7 @@ static void test_jumps_read_the_file_whole(void)
     }
     CHECK(same);
     CHECK(in->mem != NULL); /* the first jump read it whole */
-    trowel_input_close(in);
-    CHECK_EQ_U64(ctx->mem_in_use, 0);
-    trowel_ctx_free(ctx);
-    remove_pattern(path);
-    free(expect);
+    close_pattern(&f);
 }
 
 /* Detection's bids read anywhere, jumping back and forth without reading
@@ -105,12 +121,10 @@ static void test_jumps_read_the_file_whole(void)
  * format's own jumps read the file whole. */
 static void test_forgotten_jumps_do_not_count(void)
 {
-    uint8_t *expect;
-    char *path = write_pattern(&expect);
-    REQUIRE(path);
-    trowel_ctx *ctx = new_ctx();
-    trowel_input *in;
-    REQUIRE(trowel_input_open_file(ctx, path, &in) == TROWEL_OK);
+    pattern_input f;
+    REQUIRE(open_pattern(&f));
+    trowel_input *in = f.in;
+    const uint8_t *expect = f.expect;
     uint8_t got[4];
     trowel_input_begin_detection(in);
     REQUIRE(trowel_input_copy(in, (3 << 20) - 4, got, 4) == TROWEL_OK); /* a bid at the end */
@@ -124,10 +138,7 @@ static void test_forgotten_jumps_do_not_count(void)
     REQUIRE(trowel_input_copy(in, 2 << 20, got, 4) == TROWEL_OK); /* its own jump */
     CHECK(in->mem != NULL);
     CHECK(memcmp(got, expect + (2 << 20), 4) == 0);
-    trowel_input_close(in);
-    trowel_ctx_free(ctx);
-    remove_pattern(path);
-    free(expect);
+    close_pattern(&f);
 }
 
 /* Bids on a nested archive (a window over the file) and on an XOR input
@@ -135,15 +146,12 @@ static void test_forgotten_jumps_do_not_count(void)
  * file whole either, and reading on afterwards still works. */
 static void test_detection_through_windows_and_xor(void)
 {
-    uint8_t *expect;
-    char *path = write_pattern(&expect);
-    REQUIRE(path);
-    trowel_ctx *ctx = new_ctx();
-    trowel_input *file, *win, *x;
-    REQUIRE(trowel_input_open_file(ctx, path, &file) == TROWEL_OK);
-    REQUIRE(trowel_input_open_window(ctx, file, 4096, (2 << 20) + 8192, "nested", &win) ==
+    pattern_input f;
+    REQUIRE(open_pattern(&f));
+    trowel_input *file = f.in, *win, *x;
+    REQUIRE(trowel_input_open_window(f.ctx, file, 4096, (2 << 20) + 8192, "nested", &win) ==
             TROWEL_OK);
-    REQUIRE(trowel_input_open_xor(ctx, win, 0x69, &x) == TROWEL_OK);
+    REQUIRE(trowel_input_open_xor(f.ctx, win, 0x69, &x) == TROWEL_OK);
     uint8_t got[4];
     for (trowel_input *in = win; in; in = in == win ? x : NULL) {
         trowel_input_begin_detection(in);
@@ -154,14 +162,10 @@ static void test_detection_through_windows_and_xor(void)
         CHECK(file->mem == NULL && x->mem == NULL);
         CHECK(file->detecting == 0 && win->detecting == 0 && x->detecting == 0);
     }
-    CHECK(got[0] == (uint8_t)(expect[4096 + (1 << 20)] ^ 0x69));
+    CHECK(got[0] == (uint8_t)(f.expect[4096 + (1 << 20)] ^ 0x69));
     trowel_input_close(x);
     trowel_input_close(win);
-    trowel_input_close(file);
-    CHECK_EQ_U64(ctx->mem_in_use, 0);
-    trowel_ctx_free(ctx);
-    remove_pattern(path);
-    free(expect);
+    close_pattern(&f);
 }
 
 TEST_MAIN(TEST(test_straight_reads_slide_the_window), TEST(test_jumps_read_the_file_whole),
