@@ -23,6 +23,8 @@ build=${1:-build}
 runs=${BENCH_RUNS:-5}
 encode_runs=${BENCH_ENCODE_RUNS:-3}
 build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh" # take, ratio
 trowel=$build/trowel
 [[ -x $trowel ]] || { echo "bench_cine: $trowel is missing (build first)" >&2; exit 2; }
 peer=$(command -v scummvm-tools-cli || true)
@@ -35,11 +37,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench-cine.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-take() { # N FILE...: the files over and over until N bytes
-    local n=$1
-    shift
-    { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"
-}
 libdir=/usr/lib/x86_64-linux-gnu
 mkdir src
 {

@@ -29,28 +29,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 cc -O2 -o zpeer "$here/bench/zlib_inflate_peer.c" -lz
 
-# ---- the input (as bench_szdd.sh makes it)
-take() { # N FILE...: the files over and over until N bytes
-    local n=$1
-    shift
-    { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"
-}
-libdir=/usr/lib/x86_64-linux-gnu
-{
-    take 9000000 $(ls /usr/share/common-licenses/* | sort) \
-        $(ls /usr/share/doc/*/copyright 2>/dev/null | sort)
-    take 10000000 $(ls "$libdir/libc.so.6" "$libdir/libcrypto.so.3" "$libdir/libstdc++.so.6" \
-        2>/dev/null)
-    head -c 2000000 /dev/zero
-    head -c 3000000 /dev/zero | openssl enc -aes-128-ctr -nosalt \
-        -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000000 2>/dev/null
-    take 2500000 $(ls /usr/share/common-licenses/* | sort)
-} > input.bin
+# ---- the input (bench/lib.sh, as bench_szdd.sh makes it)
+. "$here/bench/lib.sh"
+mixed_input input.bin || { echo "bench_codecs: could not make the 26,500,000-byte input" >&2; exit 1; }
 size=$(stat -c %s input.bin)
-if (( size != 26500000 )); then
-    echo "bench_codecs: could only make $size bytes of input (need 26500000)" >&2
-    exit 1
-fi
 
 # ---- the streams
 "$trowel" compress -q -c zlib -O level=6 -o fin.z input.bin
@@ -69,7 +51,6 @@ lz4 -q -f input.bin peer.lz4
 # other, and both wall time and CPU time (user + system) are kept: CPU time
 # moves much less with the load. Each run's output is removed and `sync`
 # writes back what is dirty first (untimed; bench/lib.sh).
-. "$here/bench/lib.sh"
 PAIR_CHECK='cmp input.bin o.run' # each warm-up's output is the input again
 secs() { awk -v t="$1" 'BEGIN { printf "%.4f", t }'; }
 line() { # LABEL WALL CPU

@@ -26,6 +26,7 @@ build=${1:-build}
 runs=${BENCH_RUNS:-5}
 slow_runs=${BENCH_SLOW_RUNS:-3}
 build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
 trowel=$build/trowel
 mspack=$build/bench_mspack_szdd
 for tool in "$trowel" "$mspack"; do
@@ -39,28 +40,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench-szdd.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# ---- the input
-take() { # N FILE...: the files over and over until N bytes
-    local n=$1
-    shift
-    { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"
-}
-libdir=/usr/lib/x86_64-linux-gnu
-{
-    take 9000000 $(ls /usr/share/common-licenses/* | sort) \
-        $(ls /usr/share/doc/*/copyright 2>/dev/null | sort)
-    take 10000000 $(ls "$libdir/libc.so.6" "$libdir/libcrypto.so.3" "$libdir/libstdc++.so.6" \
-        2>/dev/null)
-    head -c 2000000 /dev/zero
-    head -c 3000000 /dev/zero | openssl enc -aes-128-ctr -nosalt \
-        -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000000 2>/dev/null
-    take 2500000 $(ls /usr/share/common-licenses/* | sort)
-} > input.bin
+# ---- the input (bench/lib.sh)
+. "$here/bench/lib.sh"
+mixed_input input.bin || { echo "bench_szdd: could not make the 26,500,000-byte input" >&2; exit 1; }
 size=$(stat -c %s input.bin)
-if (( size != 26500000 )); then
-    echo "bench_szdd: could only make $size bytes of input (need 26500000)" >&2
-    exit 1
-fi
 
 # ---- timing: median wall seconds of RUNS runs of a shell command
 median_of() { # RUNS PREPARE COMMAND -> prints the median in seconds

@@ -34,6 +34,8 @@ build=${1:-build}
 runs=${BENCH_RUNS:-5}
 terrain_runs=${BENCH_TERRAIN_RUNS:-3}
 build=$(cd "$build" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
+. "$here/bench/lib.sh" # take, ratio
 trowel=$build/trowel
 [[ -x $trowel ]] || { echo "bench_trespasser: $trowel is missing (build first)" >&2; exit 2; }
 [[ -x /usr/bin/time ]] || { echo "bench_trespasser: /usr/bin/time is not installed" >&2; exit 2; }
@@ -42,11 +44,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bench-tres.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-take() { # N FILE...: the files over and over until N bytes
-    local n=$1
-    shift
-    { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"
-}
 {
     take 8000000 $(ls /usr/share/common-licenses/* | sort)
     take 6000000 /usr/lib/x86_64-linux-gnu/libc.so.6
@@ -75,7 +72,6 @@ measure() {
     printf '%-34s %8s s %9s MiB  (%d runs)\n' "$name" "$mt" "$mr" "$n"
     MEDIAN=$mt
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 echo "pages: $(stat -c %s pages.swp) bytes; spz $(stat -c %s pages.spz), szdd $(stat -c %s pages.bi_)"
 measure "SPZ decode (extract --stdout)" "$runs" "$trowel" extract --stdout pages.spz

@@ -27,7 +27,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 trowel=$build/trowel
 [[ -x $trowel ]] || { echo "bench_vpp: $trowel is missing (build first)" >&2; exit 2; }
-for tool in cc lz4 python3 /usr/bin/time; do
+for tool in cc lz4 openssl python3 /usr/bin/time; do
     command -v "$tool" >/dev/null || { echo "bench_vpp: $tool is not installed" >&2; exit 2; }
 done
 
@@ -89,16 +89,8 @@ rm -f many.vpp_pc
 # ---- the decoded input of 3 and 4: bench_codecs.sh's 26.5 MB, four times
 # (106 MB: long enough that a run's fixed costs, a few milliseconds to
 # start a process and open the archive, do not decide the ratio)
-take() { local n=$1; shift; { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"; }
-libdir=/usr/lib/x86_64-linux-gnu
 mkdir in
-{
-    take 9000000 $(ls /usr/share/common-licenses/* | sort) $(ls /usr/share/doc/*/copyright 2>/dev/null | sort)
-    take 10000000 $(ls "$libdir/libc.so.6" "$libdir/libcrypto.so.3" "$libdir/libstdc++.so.6" 2>/dev/null)
-    head -c 2000000 /dev/zero
-    head -c 3000000 /dev/urandom
-    take 2500000 $(ls /usr/share/common-licenses/* | sort)
-} >in/quarter.bin
+mixed_input in/quarter.bin || { echo "bench_vpp: could not make the input" >&2; exit 1; }
 cat in/quarter.bin in/quarter.bin in/quarter.bin in/quarter.bin >in/input.bin
 rm in/quarter.bin
 size=$(stat -c %s in/input.bin)

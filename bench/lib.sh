@@ -11,6 +11,9 @@
 #   ratio A B               A / B to three places
 #   mbps BYTES SECONDS      MB/s
 #   peak_kib CMD            peak RSS of CMD in KiB (/usr/bin/time)
+#   take N FILE...          the files over and over until N bytes
+#   mixed_input FILE        the codec benchmarks' 26,500,000-byte input
+#                           (needs openssl); status 1 if it came out short
 
 TIMEFORMAT='%3R %3U %3S'
 median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
@@ -44,4 +47,27 @@ peak_kib() {
     rm -rf o.run
     /usr/bin/time -f '%M' -o rss.txt bash -c "$1" >/dev/null 2>&1
     cat rss.txt
+}
+
+take() {
+    local n=$1
+    shift
+    { while cat -- "$@"; do :; done; } 2>/dev/null | head -c "$n"
+}
+# The same bytes on any machine with the same files: 9,000,000 of licence
+# texts, 10,000,000 of machine code, 2,000,000 zeros, 3,000,000 that do not
+# compress (AES-128-CTR of zeros under a fixed key), 2,500,000 of text.
+mixed_input() {
+    local libdir=/usr/lib/x86_64-linux-gnu
+    {
+        take 9000000 $(ls /usr/share/common-licenses/* | sort) \
+            $(ls /usr/share/doc/*/copyright 2>/dev/null | sort)
+        take 10000000 $(ls "$libdir/libc.so.6" "$libdir/libcrypto.so.3" "$libdir/libstdc++.so.6" \
+            2>/dev/null)
+        head -c 2000000 /dev/zero
+        head -c 3000000 /dev/zero | openssl enc -aes-128-ctr -nosalt \
+            -K 000102030405060708090a0b0c0d0e0f -iv 00000000000000000000000000000000 2>/dev/null
+        take 2500000 $(ls /usr/share/common-licenses/* | sort)
+    } >"$1"
+    (($(stat -c %s "$1") == 26500000))
 }
