@@ -12,6 +12,7 @@
  */
 #include "files.h"
 #include "test.h"
+#include "vpp_hash.h"
 
 #include "core/module.h"
 #include "format/volition/asm.h"
@@ -324,22 +325,6 @@ typedef struct str2_file {
     size_t len;
 } str2_file;
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t vhash(const char *s)
-{
-    uint32_t h = 0;
-    for (; *s; s++) {
-        unsigned c = *s >= 'A' && *s <= 'Z' ? (unsigned)*s + 32 : (unsigned char)*s;
-        h = ((h << 6) | (h >> 26)) ^ c;
-    }
-    return h;
-}
-
 /* A str2 the way the game writes one: v3, compressed+condensed, no
  * alignment, one zlib stream at level 9 sync-flushed after each file. */
 static bytes build_str2(const str2_file *files, size_t n)
@@ -351,16 +336,16 @@ static bytes build_str2(const str2_file *files, size_t n)
     }
     bytes b = {calloc(1, cap), 0};
     uint8_t *p = b.data;
-    put32(p, 0x51890ACE), put32(p + 4, 3), put32(p + 0x14C, 3), put32(p + 0x154, (uint32_t)n);
-    put32(p + 0x15C, (uint32_t)(28 * n)), put32(p + 0x160, (uint32_t)names);
+    set_u32(p, 0x51890ACE), set_u32(p + 4, 3), set_u32(p + 0x14C, 3), set_u32(p + 0x154, (uint32_t)n);
+    set_u32(p + 0x15C, (uint32_t)(28 * n)), set_u32(p + 0x160, (uint32_t)names);
     z_stream z;
     memset(&z, 0, sizeof z);
     deflateInit(&z, 9);
     size_t at = 6144, name_at = 0, data = 0;
     for (size_t i = 0; i < n; i++) {
         uint8_t *e = p + 2048 + 28 * i;
-        put32(e, (uint32_t)name_at), put32(e + 8, (uint32_t)data);
-        put32(e + 12, vhash(files[i].name)), put32(e + 16, (uint32_t)files[i].len);
+        set_u32(e, (uint32_t)name_at), set_u32(e + 8, (uint32_t)data);
+        set_u32(e + 12, vhash(files[i].name)), set_u32(e + 16, (uint32_t)files[i].len);
         memcpy(p + 4096 + name_at, files[i].name, strlen(files[i].name) + 1);
         name_at += strlen(files[i].name) + 1;
         z.next_in = (Bytef *)(uintptr_t)files[i].data;
@@ -368,13 +353,13 @@ static bytes build_str2(const str2_file *files, size_t n)
         z.next_out = p + at;
         z.avail_out = (uInt)(cap - at);
         deflate(&z, Z_SYNC_FLUSH);
-        put32(e + 20, (uint32_t)(z.next_out - (p + at)));
+        set_u32(e + 20, (uint32_t)(z.next_out - (p + at)));
         at = (size_t)(z.next_out - p);
         data += files[i].len;
     }
     deflateEnd(&z);
-    put32(p + 0x158, (uint32_t)at), put32(p + 0x164, (uint32_t)data);
-    put32(p + 0x168, (uint32_t)(at - 6144));
+    set_u32(p + 0x158, (uint32_t)at), set_u32(p + 0x164, (uint32_t)data);
+    set_u32(p + 0x168, (uint32_t)(at - 6144));
     b.size = at;
     return b;
 }

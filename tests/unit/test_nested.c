@@ -9,27 +9,12 @@
  */
 #include "files.h"
 #include "test.h"
+#include "vpp_hash.h"
 
 #include <trowel/trowel.h>
 #include <zlib.h>
 
 #define RFG TROWEL_CORPUS_DIR "/volition/rfg/"
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint32_t vhash(const char *s)
-{
-    uint32_t h = 0;
-    for (; *s; s++) {
-        unsigned c = *s >= 'A' && *s <= 'Z' ? (unsigned)*s + 32 : (unsigned char)*s;
-        h = ((h << 6) | (h >> 26)) ^ c;
-    }
-    return h;
-}
 
 /* A raw v3 packfile holding one file (name, data[0, n)); compressed: the
  * file as one zlib stream (compressed mode). */
@@ -38,9 +23,9 @@ static bytes one_file_vpp(const char *name, const uint8_t *data, size_t n, bool 
     uLongf zn = compressBound((uLong)n);
     bytes b = {calloc(1, 6144 + zn + 16), 0};
     uint8_t *p = b.data;
-    put32(p, 0x51890ACE), put32(p + 4, 3), put32(p + 0x14C, compressed ? 1 : 0);
-    put32(p + 0x154, 1), put32(p + 0x15C, 28), put32(p + 0x160, (uint32_t)strlen(name) + 1);
-    put32(p + 2048 + 12, vhash(name)), put32(p + 2048 + 16, (uint32_t)n);
+    set_u32(p, 0x51890ACE), set_u32(p + 4, 3), set_u32(p + 0x14C, compressed ? 1 : 0);
+    set_u32(p + 0x154, 1), set_u32(p + 0x15C, 28), set_u32(p + 0x160, (uint32_t)strlen(name) + 1);
+    set_u32(p + 2048 + 12, vhash(name)), set_u32(p + 2048 + 16, (uint32_t)n);
     memcpy(p + 4096, name, strlen(name) + 1);
     size_t stored = n;
     if (compressed) {
@@ -49,10 +34,10 @@ static bytes one_file_vpp(const char *name, const uint8_t *data, size_t n, bool 
     } else {
         memcpy(p + 6144, data, n);
     }
-    put32(p + 2048 + 20, compressed ? (uint32_t)stored : 0xFFFFFFFF);
-    put32(p + 0x164, (uint32_t)n), put32(p + 0x168, compressed ? (uint32_t)stored : 0xFFFFFFFF);
+    set_u32(p + 2048 + 20, compressed ? (uint32_t)stored : 0xFFFFFFFF);
+    set_u32(p + 0x164, (uint32_t)n), set_u32(p + 0x168, compressed ? (uint32_t)stored : 0xFFFFFFFF);
     b.size = 6144 + stored;
-    put32(p + 0x158, (uint32_t)b.size);
+    set_u32(p + 0x158, (uint32_t)b.size);
     return b;
 }
 
@@ -150,7 +135,7 @@ static void test_nesting_stops_at_the_limit(void)
 static void test_damaged_nested_archive_fails_alone(void)
 {
     bytes innerv = one_file_vpp("x.txt", (const uint8_t *)"hello", 5, false);
-    put32(innerv.data + 0x154, 1000); /* 1000 files in a 6149-byte archive */
+    set_u32(innerv.data + 0x154, 1000); /* 1000 files in a 6149-byte archive */
     bytes outer = one_file_vpp("bad.str2_pc", innerv.data, innerv.size, false);
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_input *in;

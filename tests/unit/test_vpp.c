@@ -11,6 +11,7 @@
 #include "files.h"
 #include "sha256.h"
 #include "test.h"
+#include "vpp_hash.h"
 
 #include "core/module.h"
 
@@ -167,23 +168,7 @@ typedef struct vfile {
     buf data;
 } vfile;
 
-static uint32_t vhash(const char *s)
-{
-    uint32_t h = 0;
-    for (; *s; s++) {
-        unsigned c = *s >= 'A' && *s <= 'Z' ? (unsigned)*s + 32 : (unsigned char)*s;
-        h = ((h << 6) | (h >> 26)) ^ c;
-    }
-    return h;
-}
-
 static size_t up(size_t v, size_t a) { return a <= 1 ? v : (v + a - 1) / a * a; }
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* A v3 packfile of files in mode flags (bit 0 compressed, bit 1 condensed),
  * condensed data aligned to align, the way Volition's writer lays it out. */
@@ -199,12 +184,12 @@ static buf build_v3(const vfile *files, size_t n, uint32_t flags, size_t align)
         cap += compressBound((uLong)files[i].data.len) + 4096 + align;
     buf b = {calloc(1, cap), 0};
     uint8_t *p = b.data;
-    put32(p, 0x51890ACE);
-    put32(p + 4, 3);
-    put32(p + 0x14C, flags);
-    put32(p + 0x154, (uint32_t)n);
-    put32(p + 0x15C, (uint32_t)dir_size);
-    put32(p + 0x160, (uint32_t)names_size);
+    set_u32(p, 0x51890ACE);
+    set_u32(p + 4, 3);
+    set_u32(p + 0x14C, flags);
+    set_u32(p + 0x154, (uint32_t)n);
+    set_u32(p + 0x15C, (uint32_t)dir_size);
+    set_u32(p + 0x160, (uint32_t)names_size);
     size_t name_at = 0, at = data_at, data_size = 0;
     z_stream z;
     memset(&z, 0, sizeof z);
@@ -213,14 +198,14 @@ static buf build_v3(const vfile *files, size_t n, uint32_t flags, size_t align)
     for (size_t i = 0; i < n; i++) {
         const buf *d = &files[i].data;
         uint8_t *e = p + 2048 + 28 * i;
-        put32(e, (uint32_t)name_at);
-        put32(e + 12, vhash(files[i].name));
-        put32(e + 16, (uint32_t)d->len);
+        set_u32(e, (uint32_t)name_at);
+        set_u32(e + 12, vhash(files[i].name));
+        set_u32(e + 16, (uint32_t)d->len);
         memcpy(p + names_at + name_at, files[i].name, strlen(files[i].name) + 1);
         name_at += strlen(files[i].name) + 1;
         bool last = i + 1 == n;
         size_t csize = 0xFFFFFFFF;
-        put32(e + 8, (uint32_t)(flags == 3 ? data_size : at - data_at)); /* start */
+        set_u32(e + 8, (uint32_t)(flags == 3 ? data_size : at - data_at)); /* start */
         if (flags == 0 || flags == 2) {
             memcpy(p + at, d->data, d->len);
             size_t pad = last ? 0 : up(d->len, flags ? align : 2048) - d->len;
@@ -246,13 +231,13 @@ static buf build_v3(const vfile *files, size_t n, uint32_t flags, size_t align)
             data_size += d->len + pad;
             free(fed);
         }
-        put32(e + 20, (uint32_t)csize);
+        set_u32(e + 20, (uint32_t)csize);
     }
     if (flags == 3)
         deflateEnd(&z);
-    put32(p + 0x164, (uint32_t)data_size);
-    put32(p + 0x168, flags & 1 ? (uint32_t)(at - data_at) : 0xFFFFFFFF);
-    put32(p + 0x158, (uint32_t)at);
+    set_u32(p + 0x164, (uint32_t)data_size);
+    set_u32(p + 0x168, flags & 1 ? (uint32_t)(at - data_at) : 0xFFFFFFFF);
+    set_u32(p + 0x158, (uint32_t)at);
     b.len = at;
     return b;
 }
@@ -356,13 +341,13 @@ static void test_other_versions_and_magics_have_their_own_messages(void)
     vfile *f = sample_files(&n);
     buf b = build_v3(f, n, 0, 0);
     char msg[512];
-    put32(b.data + 4, 2);
+    set_u32(b.data + 4, 2);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_UNSUPPORTED);
     CHECK_STR(msg, "packfile version 2 (Summoner 2) has no known layout");
-    put32(b.data + 4, 7);
+    set_u32(b.data + 4, 7);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_UNSUPPORTED);
     CHECK_STR(msg, "packfile version 7 is unknown (trowel reads 1, 3, 4, 6, 10 and 17)");
-    put32(b.data + 4, 3);
+    set_u32(b.data + 4, 3);
     memcpy(b.data, "\xce\x0d\x0a\x89", 4);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_CORRUPT);
     CHECK(strstr(msg, "magic is damaged") != NULL);
@@ -382,28 +367,28 @@ static void test_hostile_directories_are_refused(void)
     buf b = {malloc(good.len), good.len};
     /* A count far past the file: refused before anything is allocated for it. */
     memcpy(b.data, good.data, good.len);
-    put32(b.data + 0x154, 0x09000000);
-    put32(b.data + 0x15C, 0xFFFFFFF0);
+    set_u32(b.data + 0x154, 0x09000000);
+    set_u32(b.data + 0x15C, 0xFFFFFFF0);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_TRUNCATED);
     /* More files than the directory size holds. */
     memcpy(b.data, good.data, good.len);
-    put32(b.data + 0x154, 6);
+    set_u32(b.data + 0x154, 6);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_CORRUPT);
     CHECK_STR(msg, "6 files need 168 directory bytes, the header gives 140");
     /* A name offset past the names. */
     memcpy(b.data, good.data, good.len);
-    put32(b.data + 2048 + 28 * 2, 5000);
+    set_u32(b.data + 2048 + 28 * 2, 5000);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_CORRUPT);
     CHECK(strstr(msg, "entry 2's name offset 5000 is past") != NULL);
     /* A last name without its NUL. */
     memcpy(b.data, good.data, good.len);
     uint32_t names_size = (uint32_t)b.data[0x160] | (uint32_t)b.data[0x161] << 8;
-    put32(b.data + 0x160, names_size - 1);
+    set_u32(b.data + 0x160, names_size - 1);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_CORRUPT);
     CHECK(strstr(msg, "entry 4's name has no NUL") != NULL);
     /* Sizes that add up under no alignment. */
     memcpy(b.data, good.data, good.len);
-    put32(b.data + 0x164, 12345);
+    set_u32(b.data + 0x164, 12345);
     CHECK_EQ_U64(open_status(&b, msg, sizeof msg), TROWEL_ERR_CORRUPT);
     CHECK(strstr(msg, "under no alignment") != NULL);
     /* Cut in the header or the directory. */
@@ -460,7 +445,7 @@ static void test_bad_name_hash_fails_verify(void)
     size_t n;
     vfile *f = sample_files(&n);
     buf b = build_v3(f, n, 0, 0);
-    put32(b.data + 2048 + 28 * 1 + 12, 0x12345678);
+    set_u32(b.data + 2048 + 28 * 1 + 12, 0x12345678);
     trowel_ctx *ctx = new_ctx();
     trowel_input *in;
     trowel_status st;
