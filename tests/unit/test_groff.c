@@ -21,12 +21,6 @@
  * file size 117 + 28 = 145. */
 #define HAND_SIZE 145
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void hand_groff(uint8_t f[HAND_SIZE])
 {
     static const uint32_t header[12] = {0x0ACEBABE, HAND_SIZE, 2, 2, 28, 117, 0, 0x0C, 10, 0, 0, 0};
@@ -34,13 +28,13 @@ static void hand_groff(uint8_t f[HAND_SIZE])
                                             {0x20, 0, 114, 3, 0, 0, 0x2001, 0x80000001}};
     memset(f, 0, HAND_SIZE);
     for (int i = 0; i < 12; i++)
-        put32(f + 4 * i, header[i]);
+        set_u32(f + 4 * i, header[i]);
     for (int s = 0; s < 2; s++)
         for (int i = 0; i < 8; i++)
-            put32(f + 48 + 32 * s + 4 * i, sections[s][i]);
+            set_u32(f + 48 + 32 * s + 4 * i, sections[s][i]);
     memcpy(f + 112, "hixyz", 5);
-    put32(f + 117, 0x20), put32(f + 121, 2), put32(f + 125, 1), memcpy(f + 129, "A", 2);
-    put32(f + 131, 0x10), put32(f + 135, 2), put32(f + 139, 1), memcpy(f + 143, "B", 2);
+    set_u32(f + 117, 0x20), set_u32(f + 121, 2), set_u32(f + 125, 1), memcpy(f + 129, "A", 2);
+    set_u32(f + 131, 0x10), set_u32(f + 135, 2), set_u32(f + 139, 1), memcpy(f + 143, "B", 2);
 }
 
 typedef struct opened {
@@ -131,7 +125,7 @@ static void test_gap_between_sections_fails_verify(void)
 {
     uint8_t f[HAND_SIZE];
     hand_groff(f);
-    put32(f + 48 + 32 + 8, 115); /* section 1 now claims offset 115 */
+    set_u32(f + 48 + 32 + 8, 115); /* section 1 now claims offset 115 */
     opened o = open_bytes(f, sizeof f);
     REQUIRE(o.status == TROWEL_OK);
     problems p = {0};
@@ -146,7 +140,7 @@ static void test_section_past_the_end(void)
 {
     uint8_t f[HAND_SIZE];
     hand_groff(f);
-    put32(f + 48 + 32 + 8, 1000);
+    set_u32(f + 48 + 32 + 8, 1000);
     opened o = open_bytes(f, sizeof f);
     REQUIRE(o.status == TROWEL_OK); /* the rest stays readable */
     CHECK(trowel_archive_damaged(o.a));
@@ -166,7 +160,7 @@ static void test_repeated_names(void)
 {
     uint8_t f[HAND_SIZE];
     hand_groff(f);
-    put32(f + 48 + 32, 0x10); /* section 1 also names "B" */
+    set_u32(f + 48 + 32, 0x10); /* section 1 also names "B" */
     opened o = open_bytes(f, sizeof f);
     REQUIRE(o.status == TROWEL_OK);
     CHECK_STR(trowel_archive_entry(o.a, 0)->name, "B");
@@ -178,7 +172,7 @@ static void test_refusals(void)
 {
     uint8_t f[HAND_SIZE];
     hand_groff(f);
-    put32(f + 135, 100); /* symbol B's name length */
+    set_u32(f + 135, 100); /* symbol B's name length */
     opened o = open_bytes(f, sizeof f);
     CHECK(o.status == TROWEL_ERR_CORRUPT);
     CHECK_STR(trowel_ctx_last_error(o.ctx)->message,
@@ -186,7 +180,7 @@ static void test_refusals(void)
     close_opened(&o);
 
     hand_groff(f);
-    put32(f + 8, 0x10000000); /* section count */
+    set_u32(f + 8, 0x10000000); /* section count */
     o = open_bytes(f, sizeof f);
     CHECK(o.status == TROWEL_ERR_TRUNCATED);
     CHECK_STR(trowel_ctx_last_error(o.ctx)->message,
@@ -195,7 +189,7 @@ static void test_refusals(void)
     close_opened(&o);
 
     hand_groff(f);
-    put32(f + 16, 0xFFFFFF00); /* symbol table size */
+    set_u32(f + 16, 0xFFFFFF00); /* symbol table size */
     o = open_bytes(f, sizeof f);
     CHECK(o.status == TROWEL_ERR_TRUNCATED);
     CHECK_STR(trowel_ctx_last_error(o.ctx)->message,
@@ -204,7 +198,7 @@ static void test_refusals(void)
     close_opened(&o);
 
     hand_groff(f);
-    put32(f + 12, 3); /* three symbols cannot fit in 28 bytes */
+    set_u32(f + 12, 3); /* three symbols cannot fit in 28 bytes */
     o = open_bytes(f, sizeof f);
     CHECK(o.status == TROWEL_ERR_CORRUPT);
     CHECK_STR(trowel_ctx_last_error(o.ctx)->message,

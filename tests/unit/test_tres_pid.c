@@ -17,12 +17,6 @@
 
 static char dir[64];
 
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* One raster record, 56 bytes. */
 static void put_raster(uint8_t *p, uint32_t size, uint32_t off, uint32_t w, uint32_t h,
                        uint32_t stride, uint32_t bits, uint32_t transparent, uint32_t bump,
@@ -30,9 +24,9 @@ static void put_raster(uint8_t *p, uint32_t size, uint32_t off, uint32_t w, uint
 {
     uint32_t f[12] = {size, off, w, h, stride, bits, 0, transparent, bump, 0, palette, 0};
     for (int i = 0; i < 12; i++)
-        put32(p + 4 * i, f[i]);
-    put32(p + 48, (uint32_t)hash);
-    put32(p + 52, (uint32_t)(hash >> 32));
+        set_u32(p + 4 * i, f[i]);
+    set_u32(p + 48, (uint32_t)hash);
+    set_u32(p + 52, (uint32_t)(hash >> 32));
 }
 
 /* Bump pixel: phi bits 0-3, theta 4-9, colour index 10-15. */
@@ -54,10 +48,10 @@ static void make_fixture(bool with_spz)
     uint8_t pid[64 + 3 * 56] = {0};
     uint32_t header[8] = {0x130, 16, 64, 3, 32, 1, 0, 3};
     for (int i = 0; i < 8; i++)
-        put32(pid + 4 * i, header[i]);
-    put32(pid + 32, 32); /* 16 + 4 x 4 */
-    put32(pid + 36, 4);
-    put32(pid + 40, 0xABCD1234);
+        set_u32(pid + 4 * i, header[i]);
+    set_u32(pid + 32, 32); /* 16 + 4 x 4 */
+    set_u32(pid + 36, 4);
+    set_u32(pid + 40, 0xABCD1234);
     const uint8_t colours[16] = {0, 0, 0, 0, 0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0, 0};
     memcpy(pid + 44, colours, 16); /* black, red, green, blue; then 4 slack bytes */
     uint64_t low = 0xDEADBEEF;

@@ -6,18 +6,13 @@
  * leaves the page file missing, as on disk.
  */
 #include "open_hook_server.h"
+#include "files.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
 #include <png.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* A PID with one palette (black, red, green, blue; stored B G R flags) and
  * one 4x2 8-bit raster at page offset 2, transparent colour 0. */
@@ -26,17 +21,17 @@ static void build_pid(uint8_t pid[120])
     memset(pid, 0, 120);
     const uint32_t header[8] = {0x130, 16, 64, 1, 32, 1, 0, 1};
     for (int i = 0; i < 8; i++)
-        put32(pid + 4 * i, header[i]);
-    put32(pid + 32, 32);
-    put32(pid + 36, 4);
-    put32(pid + 40, 0xABCD1234);
+        set_u32(pid + 4 * i, header[i]);
+    set_u32(pid + 32, 32);
+    set_u32(pid + 36, 4);
+    set_u32(pid + 40, 0xABCD1234);
     const uint8_t colours[16] = {0, 0, 0, 0, 0, 0, 255, 0, 0, 255, 0, 0, 255, 0, 0, 0};
     memcpy(pid + 44, colours, 16);
     const uint32_t raster[12] = {8, 2, 4, 2, 4, 8, 0, 1, 0, 0, 0, 0};
     for (int i = 0; i < 12; i++)
-        put32(pid + 64 + 4 * i, raster[i]);
-    put32(pid + 64 + 48, 0xDEADBEEF);
-    put32(pid + 64 + 52, 4u | 2u << 10);
+        set_u32(pid + 64 + 4 * i, raster[i]);
+    set_u32(pid + 64 + 48, 0xDEADBEEF);
+    set_u32(pid + 64 + 52, 4u | 2u << 10);
 }
 
 /* Entry index of a decoded to RGBA (malloc), or NULL. */
