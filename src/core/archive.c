@@ -413,6 +413,15 @@ void trowel_archive_report(trowel_archive *a)
         a->report_fn(a->report_user, &a->ctx->last_error);
 }
 
+void trowel_archive_reportf(trowel_archive *a, uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    trowel_vfail(a->ctx, TROWEL_ERR_VERIFY, offset, fmt, ap);
+    va_end(ap);
+    trowel_archive_report(a);
+}
+
 /* One entry: the format's own one-pass check, or a read into a null sink.
  * Problems are reported; an error is returned only when verify cannot go on. */
 static trowel_status verify_entry(trowel_archive *a, size_t index)

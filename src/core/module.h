@@ -193,6 +193,9 @@ trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const
 void trowel_archive_mark_damaged(trowel_archive *a);
 /* verify: records one problem (the error currently on the context). */
 void trowel_archive_report(trowel_archive *a);
+/* verify: records one TROWEL_ERR_VERIFY problem at offset, as printf. */
+void trowel_archive_reportf(trowel_archive *a, uint64_t offset, const char *fmt, ...)
+    TROWEL_PRINTF(3, 4);
 
 /* The registry tables (registry.c). */
 extern const trowel_format *const trowel_formats[];

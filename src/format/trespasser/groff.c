@@ -458,16 +458,6 @@ static trowel_status groff_read_entry(trowel_archive *a, size_t index, trowel_si
 
 /* ---------------------------------------------------------------- verify */
 
-static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
-static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    trowel_vfail(a->ctx, TROWEL_ERR_VERIFY, offset, fmt, ap);
-    va_end(ap);
-    trowel_archive_report(a);
-}
-
 static trowel_status groff_verify(trowel_archive *a)
 {
     const groff_state *st = a->priv;
@@ -476,52 +466,60 @@ static trowel_status groff_verify(trowel_archive *a)
         const groff_section *sec = &st->sections[i];
         uint64_t head = GROFF_HEADER_SIZE + (uint64_t)i * GROFF_SECTION_SIZE;
         if (sec->offset != at)
-            report(a, head + 8,
-                   "section %zu (%s) is stored at offset %lu, but the game reads it at %llu "
-                   "(sections follow the table back to back, in table order)",
-                   i, sec->name ? sec->name : "?", (unsigned long)sec->offset,
-                   (unsigned long long)at);
+            trowel_archive_reportf(
+                a, head + 8,
+                "section %zu (%s) is stored at offset %lu, but the game reads it at %llu "
+                "(sections follow the table back to back, in table order)",
+                i, sec->name ? sec->name : "?", (unsigned long)sec->offset, (unsigned long long)at);
         if (!sec->name)
-            report(a, head, "section %zu names symbol 0x%08lx, which the symbol table lacks", i,
-                   (unsigned long)sec->name_handle);
+            trowel_archive_reportf(a, head,
+                                   "section %zu names symbol 0x%08lx, which the symbol table lacks",
+                                   i, (unsigned long)sec->name_handle);
         if (sec->reloc_count)
-            report(a, head + 20, "section %zu has %lu relocations; the game writes none", i,
-                   (unsigned long)sec->reloc_count);
+            trowel_archive_reportf(a, head + 20,
+                                   "section %zu has %lu relocations; the game writes none", i,
+                                   (unsigned long)sec->reloc_count);
         at += sec->size;
     }
     if (st->symtab_offset != at)
-        report(a, 20, "the symbol table is stored at offset %lu, but the game reads it at %llu",
-               (unsigned long)st->symtab_offset, (unsigned long long)at);
+        trowel_archive_reportf(
+            a, 20, "the symbol table is stored at offset %lu, but the game reads it at %llu",
+            (unsigned long)st->symtab_offset, (unsigned long long)at);
     uint64_t end = (uint64_t)st->symtab_offset + st->symtab_size;
     if (st->file_size != end)
-        report(a, 4, "the header's file size %lu is not the symbol table's end %llu",
-               (unsigned long)st->file_size, (unsigned long long)end);
+        trowel_archive_reportf(a, 4,
+                               "the header's file size %lu is not the symbol table's end %llu",
+                               (unsigned long)st->file_size, (unsigned long long)end);
     if (st->real_size != end)
-        report(a, 4, "the file has %llu bytes; its symbol table ends at %llu",
-               (unsigned long long)st->real_size, (unsigned long long)end);
+        trowel_archive_reportf(a, 4, "the file has %llu bytes; its symbol table ends at %llu",
+                               (unsigned long long)st->real_size, (unsigned long long)end);
     uint64_t used = 0;
     for (size_t i = 0; i < st->symbol_count; i++) {
         const groff_symbol *sym = &st->symbols[i];
         used += GROFF_SYMBOL_HEAD + (uint64_t)sym->length;
         if (sym->handle == 0)
-            report(a, st->symtab_offset, "symbol %zu (%s) has handle 0", i, sym->name);
+            trowel_archive_reportf(a, st->symtab_offset, "symbol %zu (%s) has handle 0", i,
+                                   sym->name);
         if (i && strcmp(st->symbols[i - 1].name, sym->name) >= 0)
-            report(a, st->symtab_offset, "symbol %zu (%s) is out of strcmp order after %s", i,
-                   sym->name, st->symbols[i - 1].name);
+            trowel_archive_reportf(a, st->symtab_offset,
+                                   "symbol %zu (%s) is out of strcmp order after %s", i, sym->name,
+                                   st->symbols[i - 1].name);
         if (sym->odd_bytes)
-            report(a, st->symtab_offset, "symbol %zu (%s) has %lu name bytes, not %zu", i,
-                   sym->name, (unsigned long)sym->length, strlen(sym->name) + 1);
+            trowel_archive_reportf(a, st->symtab_offset,
+                                   "symbol %zu (%s) has %lu name bytes, not %zu", i, sym->name,
+                                   (unsigned long)sym->length, strlen(sym->name) + 1);
     }
     for (size_t i = 1; i < st->symbol_count; i++)
         if (st->by_handle[i].handle == st->by_handle[i - 1].handle)
-            report(a, st->symtab_offset, "symbols %s and %s share the handle 0x%08lx",
-                   st->symbols[st->by_handle[i - 1].index].name,
-                   st->symbols[st->by_handle[i].index].name,
-                   (unsigned long)st->by_handle[i].handle);
+            trowel_archive_reportf(
+                a, st->symtab_offset, "symbols %s and %s share the handle 0x%08lx",
+                st->symbols[st->by_handle[i - 1].index].name,
+                st->symbols[st->by_handle[i].index].name, (unsigned long)st->by_handle[i].handle);
     if (used != st->symtab_size)
-        report(a, st->symtab_offset, "the %lu symbols take %llu bytes of a %lu-byte table",
-               (unsigned long)st->symbol_count, (unsigned long long)used,
-               (unsigned long)st->symtab_size);
+        trowel_archive_reportf(a, st->symtab_offset,
+                               "the %lu symbols take %llu bytes of a %lu-byte table",
+                               (unsigned long)st->symbol_count, (unsigned long long)used,
+                               (unsigned long)st->symtab_size);
     return TROWEL_OK;
 }
 

@@ -675,31 +675,20 @@ static void describe_sounds(const vsif_image *img, const vsif_scene *sc,
         append_sound(scene, cap, sum->sounds[i]);
 }
 
-static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
-
-/* Records one verify problem. */
-static void report(trowel_archive *a, uint64_t offset, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    trowel_vfail(a->ctx, TROWEL_ERR_VERIFY, offset, fmt, ap);
-    va_end(ap);
-    trowel_archive_report(a);
-}
-
 /* The stored summary against the one recomputed from the scene. */
 static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
                            const choreo_scene *scene, const choreo_summary *sum)
 {
     if (sum->msecs != sc->msecs)
-        report(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
-               (unsigned long)sc->msecs, (unsigned long)sum->msecs);
+        trowel_archive_reportf(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
+                               (unsigned long)sc->msecs, (unsigned long)sum->msecs);
     /* The stored value came from the text the scene was compiled from,
      * whose event order BVCD does not keep entirely (actor-less events). */
     if (img->version == 3 && !choreo_lastspeech_possible(scene, sc->lastspeech_msecs))
-        report(a, sc->summary_offset + 4,
-               "summary says the last speech ends at %lu ms, the scene says %lu ms",
-               (unsigned long)sc->lastspeech_msecs, (unsigned long)sum->lastspeech_msecs);
+        trowel_archive_reportf(a, sc->summary_offset + 4,
+                               "summary says the last speech ends at %lu ms, the scene says %lu ms",
+                               (unsigned long)sc->lastspeech_msecs,
+                               (unsigned long)sum->lastspeech_msecs);
     if (!same_sounds(img, sc, sum)) {
         char stored[160], scene_sounds[160];
         describe_sounds(img, sc, sum, stored, scene_sounds, sizeof stored);
@@ -713,8 +702,9 @@ static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_
                         "(left over from an in-place update; harmless)",
                         stored, scene_sounds);
         else
-            report(a, sc->summary_offset, "summary lists sounds [%s], the scene has [%s]",
-                   stored, scene_sounds);
+            trowel_archive_reportf(a, sc->summary_offset,
+                                   "summary lists sounds [%s], the scene has [%s]", stored,
+                                   scene_sounds);
     }
 }
 
@@ -726,13 +716,14 @@ static void report_trailing(trowel_archive *a, const vsif_scene *sc, uint64_t bv
 {
     uint64_t scene_bytes = bvcd_size - trailing;
     if (sc->compressed)
-        report(a, sc->data_offset + 4,
-               "%llu bytes follow the scene's BVCD (%llu bytes) in its decompressed data",
-               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+        trowel_archive_reportf(
+            a, sc->data_offset + 4,
+            "%llu bytes follow the scene's BVCD (%llu bytes) in its decompressed data",
+            (unsigned long long)trailing, (unsigned long long)scene_bytes);
     else
-        report(a, sc->data_offset + scene_bytes,
-               "%llu bytes follow the scene's BVCD (%llu bytes) in its stored data",
-               (unsigned long long)trailing, (unsigned long long)scene_bytes);
+        trowel_archive_reportf(a, sc->data_offset + scene_bytes,
+                               "%llu bytes follow the scene's BVCD (%llu bytes) in its stored data",
+                               (unsigned long long)trailing, (unsigned long long)scene_bytes);
 }
 
 /* One scene, decoded once: its stream, its BVCD, the text VCD extract would
@@ -781,15 +772,17 @@ static trowel_status vsif_verify(trowel_archive *a)
         trowel_set_entry(a->ctx, a->entries[i].name);
         uint64_t at = img->entry_offset + (uint64_t)sc->slot * ENTRY_SIZE;
         if (i > 0 && sc->crc <= img->scenes[i - 1].crc)
-            report(a, at,
-                   "entries are not sorted by CRC (%08lx after %08lx): the engine's binary "
-                   "search will miss scenes",
-                   (unsigned long)sc->crc, (unsigned long)img->scenes[i - 1].crc);
+            trowel_archive_reportf(
+                a, at,
+                "entries are not sorted by CRC (%08lx after %08lx): the engine's binary "
+                "search will miss scenes",
+                (unsigned long)sc->crc, (unsigned long)img->scenes[i - 1].crc);
         if (sc->compressed && (uint64_t)sc->lzma_size + TROWEL_VSIF_LZMA_HEADER_SIZE !=
                                   sc->data_length)
-            report(a, sc->data_offset + 8,
-                   "LZMA stream of %lu bytes + 17-byte header does not fill the %lu-byte entry",
-                   (unsigned long)sc->lzma_size, (unsigned long)sc->data_length);
+            trowel_archive_reportf(
+                a, sc->data_offset + 8,
+                "LZMA stream of %lu bytes + 17-byte header does not fill the %lu-byte entry",
+                (unsigned long)sc->lzma_size, (unsigned long)sc->data_length);
     }
     trowel_set_entry(a->ctx, NULL);
     return TROWEL_OK;
