@@ -9,6 +9,7 @@
  */
 #include "create.h"
 #include "nested.h"
+#include "written_set.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,24 @@ typedef struct extract_job {
     bool recursive;         /* --recursive: nested archives' entries too */
     bool dry_run;           /* --dry-run: list what would be written, write nothing */
     cli_patterns *exclude;  /* --exclude: entries left out (shared by the batch) */
+    struct clashes *clashes; /* several archives: names two of them hold, or NULL */
 } extract_job;
+
+/* Several archives into one DIR: the files each wrote, and the names a
+ * later archive holds too (not written: the first archive's file stays). */
+typedef struct clashes {
+    cli_written_set written;
+    size_t count;
+    char *first, *second, *name; /* the first clash, for the message */
+} clashes;
+
+static void free_clashes(clashes *c)
+{
+    cli_written_free(&c->written);
+    free(c->first);
+    free(c->second);
+    free(c->name);
+}
 
 /* ------------------------------------------------------------- checking */
 
@@ -127,14 +145,51 @@ static int entry_dry_run(extract_job *j, trowel_archive *a, size_t index, const 
     return CLI_EXIT_OK;
 }
 
+/* Several archives: true (and counted) when another archive of the batch
+ * wrote name already. */
+static bool clashes_with_earlier(extract_job *j, const char *name)
+{
+    char rel[4096];
+    if (!j->clashes || trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK)
+        return false;
+    const char *by = cli_written_by(&j->clashes->written, rel);
+    if (!by || strcmp(by, j->path) == 0)
+        return false;
+    clashes *c = j->clashes;
+    if (c->count++ == 0) {
+        c->first = strdup(by);
+        c->second = strdup(j->path);
+        c->name = strdup(rel);
+    }
+    return true;
+}
+
+static int remember_written(extract_job *j, const char *name)
+{
+    char rel[4096];
+    if (!j->clashes || trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK ||
+        cli_written_add(&j->clashes->written, rel, j->path))
+        return CLI_EXIT_OK;
+    cli_error("out of memory");
+    return CLI_EXIT_FAILURE;
+}
+
+static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, const char *name);
+
 /* Entry index of a (the archive, or one nested in it) written under DIR
  * as name. */
 static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
     if (j->to_stdout)
         return entry_to_stdout(j, a, index, name);
-    if (j->dry_run)
-        return entry_dry_run(j, a, index, name);
+    if (clashes_with_earlier(j, name))
+        return CLI_EXIT_FAILURE;
+    int rc = j->dry_run ? entry_dry_run(j, a, index, name) : extract_entry_to(j, a, index, name);
+    return rc == CLI_EXIT_OK ? remember_written(j, name) : rc;
+}
+
+static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, const char *name)
+{
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
     if (j->force && is_the_archive(j, name))
@@ -308,9 +363,11 @@ typedef struct batch {
     cli_patterns patterns;
     cli_patterns exclude;   /* --exclude */
     const char **exclude_list;
+    clashes clashes;        /* several archives: names two of them hold */
     trowel_sink *to_stdout;
     size_t existing;
     bool unnamed;           /* an archive keeps hashes for names */
+    bool several;           /* more than one archive */
     size_t opened;
 } batch;
 
@@ -361,7 +418,8 @@ static int extract_one(batch *b, const char *path)
                      .skip_existing = cli_args_has(b->args, OPT_SKIP_EXISTING),
                      .patterns = &b->patterns, .to_stdout = b->to_stdout,
                      .recursive = cli_args_has(b->args, OPT_RECURSIVE),
-                     .dry_run = cli_args_has(b->args, OPT_DRY_RUN), .exclude = &b->exclude};
+                     .dry_run = cli_args_has(b->args, OPT_DRY_RUN), .exclude = &b->exclude,
+                     .clashes = b->several ? &b->clashes : NULL};
     if (cli_is_stdin(path) || stat(path, &j.archive_st) != 0)
         memset(&j.archive_st, 0, sizeof j.archive_st);
     cli_opened o;
@@ -375,6 +433,27 @@ static int extract_one(batch *b, const char *path)
     b->existing += j.existing;
     cli_close_archive(&o);
     return rc;
+}
+
+/* Several archives holding one name: one line for all of them. */
+static int report_clashes(const batch *b)
+{
+    const clashes *c = &b->clashes;
+    if (!c->count)
+        return CLI_EXIT_OK;
+    cli_progress_clear(&b->s->progress);
+    fputs(CLI_PROGRAM ": ", stderr);
+    cli_put_safe(stderr, c->first ? c->first : "?");
+    fputs(" and ", stderr);
+    cli_put_safe(stderr, c->second ? c->second : "?");
+    fputs(" both hold ", stderr);
+    cli_put_safe(stderr, c->name ? c->name : "?");
+    if (c->count > 1)
+        fprintf(stderr, " (and %zu more name%s held by two archives)", c->count - 1,
+                c->count == 2 ? "" : "s");
+    fputs(": the first archive's file is kept; extract them into separate folders (-C)\n",
+          stderr);
+    return CLI_EXIT_FAILURE;
 }
 
 /* One line for every file that was not replaced, instead of one each. */
@@ -420,6 +499,7 @@ static int check_combinations(const cli_session *s, const cli_args *args, size_t
 static int run_batch(batch *b, size_t files)
 {
     int rc = CLI_EXIT_OK;
+    b->several = files > 1;
     if (cli_args_has(b->args, OPT_STDOUT) &&
         (rc = cli_open_output(b->s, NULL, cli_args_has(b->args, OPT_FORCE), &b->to_stdout)) !=
             CLI_EXIT_OK)
@@ -428,6 +508,7 @@ static int run_batch(batch *b, size_t files)
         rc = cli_max_exit(rc, extract_one(b, b->args->operands[i]));
     if (b->to_stdout)
         rc = cli_max_exit(rc, cli_close_output(b->s, b->to_stdout, CLI_EXIT_OK, NULL));
+    rc = cli_max_exit(rc, report_clashes(b));
     rc = cli_max_exit(rc, report_existing(b));
     if (b->opened) /* else nothing could match */
         rc = cli_max_exit(rc, cli_patterns_report_unused(
@@ -495,6 +576,7 @@ static int run_extract(const cli_args *args, cli_session *s)
     cli_patterns_free(&b.patterns);
     cli_patterns_free(&b.exclude);
     free(b.exclude_list);
+    free_clashes(&b.clashes);
     free(list);
     free(list_text);
     return rc;

@@ -99,6 +99,25 @@ assert_contains "extract -n over existing files: counted" "$ERR" "2 files exist 
 run "$TROWEL" extract -n --stdout all.vpp_pc
 assert_rc "extract -n --stdout: usage error" 2
 
+# ---- Several archives holding one name: told as a clash, not "exists".
+mkdir -p s1 s2
+printf 'first\n' >s1/x.txt
+printf 'second\n' >s2/x.txt
+printf 'only b\n' >s2/y.txt
+run "$TROWEL" create -t vpp -C s1 -o one.vpp_pc .
+run "$TROWEL" create -t vpp -C s2 -o two.vpp_pc .
+run "$TROWEL" extract -C both one.vpp_pc two.vpp_pc
+assert_rc "clash between archives: exit 1" 1
+assert_eq "clash between archives: one line naming both" \
+    "trowel: one.vpp_pc and two.vpp_pc both hold x.txt: the first archive's file is kept; extract them into separate folders (-C)" "$ERR"
+assert_same_file "clash between archives: the first one's file" s1/x.txt both/x.txt
+assert_file_exists "clash between archives: the rest is written" both/y.txt
+run "$TROWEL" extract -n -C both2 one.vpp_pc two.vpp_pc
+assert_rc "clash between archives, -n: exit 1 as well" 1
+assert_contains "clash between archives, -n: told" "$ERR" "both hold x.txt"
+run "$TROWEL" extract -C both one.vpp_pc two.vpp_pc
+assert_contains "clash over existing files: still 'exist'" "$ERR" "3 files exist already"
+
 RFG="$TROWEL_CORPUS/volition/rfg"
 if [ -f "$RFG/dlcp01_activities.vpp_pc" ] && have_cmd jq; then
     # A damaged packfile: -n fails as extracting it would.
