@@ -226,8 +226,9 @@ static int add_operand(create_job *j, const char *operand)
         rc = nested_folder(j, fs, name);
     } else if (S_ISDIR(st.st_mode)) {
         rc = cli_create_walk(j, fs, name);
-        qsort(j->sources.items + first, j->sources.count - first, sizeof *j->sources.items,
-              by_name);
+        if (j->sources.count > first)
+            qsort(j->sources.items + first, j->sources.count - first, sizeof *j->sources.items,
+                  by_name);
     } else if (!S_ISREG(st.st_mode)) {
         cli_error("%s: not a regular file or folder", fs);
         rc = CLI_EXIT_FAILURE;
