@@ -374,7 +374,7 @@ static int build(create_job *j, const trowel_format *fmt, const char *manifest, 
 
 /* -O base=FILE (and the like) names a file of its own: one that does not
  * open is reported under its name, not OUT's. */
-static int check_option_files(create_job *j, const cli_args *args)
+static int check_option_files(const cli_args *args)
 {
     static const char *const keys[] = {"base=", "asm="};
     for (size_t i = 0; i < args->opt_count; i++) {
@@ -393,7 +393,6 @@ static int check_option_files(create_job *j, const cli_args *args)
             }
         }
     }
-    (void)j;
     return CLI_EXIT_OK;
 }
 
@@ -475,7 +474,7 @@ static int add_operands(create_job *j, const cli_args *args)
 
 static int collect(create_job *j, const cli_args *args, json_object *m)
 {
-    int rc = check_option_files(j, args);
+    int rc = check_option_files(args);
     bool from_manifest = args->operand_count == 0 && !cli_args_has(args, OPT_FILES_FROM);
     if (rc == CLI_EXIT_OK && from_manifest)
         rc = sources_from_manifest(j, m, j->recursive || j->exclude->count);

@@ -25,6 +25,13 @@ run "$TROWEL" list last.vpp_pc
 assert_eq "--keep-last: one entry" "x.txt" "$OUT"
 run "$TROWEL" extract -C last last.vpp_pc
 assert_same_file "--keep-last: the last one's bytes" src/b/x.txt last/x.txt
+# With -O base=, the entry the clash replaces in place is the last one's too.
+printf 'zero\n' >x.txt
+run "$TROWEL" create -t vpp -o base.vpp_pc x.txt
+run "$TROWEL" create -t vpp -O base=base.vpp_pc -C src -o onbase.vpp_pc --keep-last a b
+assert_rc "--keep-last over a base: exit 0" 0
+run "$TROWEL" extract --stdout onbase.vpp_pc
+assert_eq "--keep-last over a base: the last one's bytes" "two" "$OUT"
 # A version 17 packfile keeps paths: no clash.
 run "$TROWEL" create -t vpp -O version=17 -C src -o paths.vpp_pc a b
 assert_rc "v17 paths: exit 0" 0

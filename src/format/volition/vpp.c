@@ -1079,7 +1079,7 @@ static const char *stored_name(const vpp_layout *L, const char *name);
 static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
                                          const char *name)
 {
-    for (size_t i = 0; i < p->source_count; i++)
+    for (size_t i = p->source_count; i-- > 0;) /* the last, as keep_last keeps */
         if (!strcmp(stored_name(L, p->sources[i].name), name))
             return &p->sources[i];
     return NULL;
