@@ -287,14 +287,14 @@ static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_pref
         }
         /* Both forms are matched every time, so that each PATTERN naming
          * the entry counts as used (no false "no entry matches"). */
-        if (is_excluded(j, disk, listed)) {
+        bool by_disk = cli_patterns_match(j->patterns, disk);
+        bool by_list = *list_prefix && cli_patterns_match(j->patterns, listed);
+        bool chosen = all || by_disk || by_list;
+        if (is_excluded(j, disk, listed)) { /* after matching: the PATTERN was used */
             free(disk);
             free(listed);
             continue; /* and, with -r, all that is nested in it */
         }
-        bool by_disk = cli_patterns_match(j->patterns, disk);
-        bool by_list = *list_prefix && cli_patterns_match(j->patterns, listed);
-        bool chosen = all || by_disk || by_list;
         if (chosen)
             rc = cli_max_exit(rc, extract_entry(j, a, i, disk));
         if (j->recursive)

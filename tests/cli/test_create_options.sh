@@ -80,6 +80,10 @@ run "$TROWEL" extract -C ex all.vpp_pc --exclude '*.bak' --exclude 'b/*'
 assert_rc "extract --exclude" 0
 assert_eq "extract --exclude: what is written" "ex/a/x.txt
 ex/c/y.txt" "$(find ex -type f | LC_ALL=C sort)"
+run "$TROWEL" extract -C ex2 all.vpp_pc 'c/*' --exclude '*.bak'
+assert_rc "extract PATTERN --exclude: exit 0" 0
+assert_eq "extract PATTERN --exclude: the PATTERN's files less the excluded" "ex2/c/y.txt" \
+    "$(find ex2 -type f | LC_ALL=C sort)"
 printf 'c/*\n' >pat.txt
 run "$TROWEL" extract -C ff all.vpp_pc --files-from pat.txt 'a/*'
 assert_rc "extract --files-from" 0
