@@ -36,6 +36,23 @@ assert_eq "--keep-last over a base: the last one's bytes" "two" "$OUT"
 run "$TROWEL" create -t vpp -O version=17 -C src -o paths.vpp_pc a b
 assert_rc "v17 paths: exit 0" 0
 
+# VOL.CNF names each volume after its part file's last part: the same.
+mkdir -p pa pb
+printf 'first\n' >f.txt
+run "$TROWEL" create -t cine-part -o pa/PART01 f.txt
+printf 'second\n' >f.txt
+run "$TROWEL" create -t cine-part -o pb/PART01 f.txt
+run "$TROWEL" create -t cine-volcnf -o VOL.CNF pa/PART01 pb/PART01
+assert_rc "VOL.CNF clash: exit 2" 2
+assert_contains "VOL.CNF clash: names both" "$ERR" \
+    "'pa/PART01' and 'pb/PART01' would both be stored as 'PART01'"
+assert_no_file "VOL.CNF clash: no output" VOL.CNF
+run "$TROWEL" create -t cine-volcnf -o VOL.CNF pa/PART01 pb/PART01 --keep-last
+assert_rc "VOL.CNF --keep-last: exit 0" 0
+cp VOL.CNF pb/
+run "$TROWEL" extract --stdout pb/VOL.CNF
+assert_eq "VOL.CNF --keep-last: one volume, the last one's" "second" "$OUT"
+
 # ---- -O base= that does not exist: named as the base, not OUT.
 run "$TROWEL" create -t vpp -O base=missing.vpp_pc -C src -o new.vpp_pc c
 assert_rc "missing base: exit 1" 1
