@@ -63,6 +63,23 @@ assert_contains "no record, no file: says why" "$ERR" \
     ".str2_pc': it is not beside its folder, and no manifest from 'extract -r --manifest' describes it"
 assert_no_file "no record, no file: no output" nothing.vpp_pc
 
+# A file X that is no archive, and no record: refused the same way.
+mkdir broken
+cp -r t/. broken/
+printf 'not a packfile' >broken/DLC_HA_08_08.str2_pc
+run "$TROWEL" create -r -t vpp -C broken -o broken.vpp_pc .
+assert_rc "X no archive, no record: exit 2" 2
+assert_contains "X no archive, no record: says why" "$ERR" \
+    "cannot tell how to rebuild 'DLC_HA_08_08.str2_pc': it does not open as an archive with a manifest"
+assert_no_file "X no archive, no record: no output" broken.vpp_pc
+# With the record it does not matter what the file holds.
+run "$TROWEL" create -r --manifest m.json -C broken -o fixed.vpp_pc
+assert_same_file "X no archive, with the record: the game's packfile" "$V" fixed.vpp_pc
+# -v: the ASM checked and unchanged is told.
+run "$TROWEL" create -r -v --manifest m.json -C t -o verbose.vpp_pc
+assert_contains "-v, nothing changed: the ASM said unchanged" "$ERR" \
+    "t/dlc_activity_containers.asm_pc: ASM unchanged (its containers already matched)"
+
 # Without --manifest the layout of each nested archive is read from the
 # file X beside its folder: each str2 is the game's again.
 run "$TROWEL" create -r -t vpp -C t -o byname.vpp_pc .
