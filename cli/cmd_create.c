@@ -396,17 +396,34 @@ static int check_option_files(const cli_args *args)
     return CLI_EXIT_OK;
 }
 
-/* Without PATHs, the manifest's entries read from DIR, as the library
- * would take them; returned when -r or --exclude needs them in hand (and
- * to see X.d/ folders beside them). false (no list) when an entry has no
- * safe name: the library then says so. */
+/* One manifest entry, read from DIR/rel, and the folder DIR/rel.d/ when
+ * extract -r wrote one (refused without -r, rebuilt with it). */
+static int add_manifest_entry(create_job *j, const char *name, const char *rel)
+{
+    if (excluded(j, name))
+        return CLI_EXIT_OK;
+    const char *dir = j->dir ? j->dir : ".";
+    char folder[8300], name_d[4200];
+    int nf = snprintf(folder, sizeof folder, "%s/%s" CLI_NESTED_DIR_SUFFIX, dir, rel);
+    int nn = snprintf(name_d, sizeof name_d, "%s" CLI_NESTED_DIR_SUFFIX, name);
+    struct stat st;
+    int rc = CLI_EXIT_OK;
+    if (nf > 0 && (size_t)nf < sizeof folder && nn > 0 && (size_t)nn < sizeof name_d &&
+        stat(folder, &st) == 0 && S_ISDIR(st.st_mode) && cli_is_nested_folder(name_d))
+        rc = nested_folder(j, folder, name_d);
+    return rc == CLI_EXIT_OK ? cli_source_add(&j->sources, strdup(name), join(dir, rel)) : rc;
+}
+
+/* Without PATHs: the manifest's entries, read from DIR as the library
+ * would read them, into j->sources when keep (-r and --exclude need them
+ * in hand); either way an X.d/ folder beside an entry X is seen. An entry
+ * without a safe name leaves the list empty: the library then says so. */
 static int sources_from_manifest(create_job *j, json_object *m, bool keep)
 {
     json_object *entries;
     if (!m || !json_object_object_get_ex(m, "entries", &entries) ||
         !json_object_is_type(entries, json_type_array))
         return CLI_EXIT_OK;
-    const char *dir = j->dir ? j->dir : ".";
     int rc = CLI_EXIT_OK;
     for (size_t i = 0; rc == CLI_EXIT_OK && i < json_object_array_length(entries); i++) {
         json_object *name;
@@ -417,34 +434,7 @@ static int sources_from_manifest(create_job *j, json_object *m, bool keep)
             cli_sources_free(&j->nested);
             return CLI_EXIT_OK;
         }
-        char *path = join(dir, rel), *folder = join(dir, rel);
-        char *folder_d = folder ? realloc(folder, strlen(folder) + 3) : NULL;
-        struct stat st;
-        if (!path || !folder_d) {
-            free(path);
-            free(folder_d ? folder_d : folder);
-            cli_error("out of memory");
-            return CLI_EXIT_FAILURE;
-        }
-        strcat(folder_d, CLI_NESTED_DIR_SUFFIX);
-        const char *nm = json_object_get_string(name);
-        if (excluded(j, nm)) {
-            free(path);
-        } else {
-            size_t nlen = strlen(nm) + 3;
-            char *name_d = malloc(nlen);
-            if (name_d)
-                snprintf(name_d, nlen, "%s%s", nm, CLI_NESTED_DIR_SUFFIX);
-            if (name_d && stat(folder_d, &st) == 0 && S_ISDIR(st.st_mode) &&
-                cli_is_nested_folder(name_d))
-                rc = nested_folder(j, folder_d, name_d);
-            free(name_d);
-            if (rc == CLI_EXIT_OK)
-                rc = cli_source_add(&j->sources, strdup(nm), path);
-            else
-                free(path);
-        }
-        free(folder_d);
+        rc = add_manifest_entry(j, json_object_get_string(name), rel);
     }
     if (!keep && rc == CLI_EXIT_OK)
         cli_sources_free(&j->sources);
