@@ -40,7 +40,11 @@ typedef enum cli_opt_id {
     OPT_FOREGROUND,
     OPT_DEBUG,
     OPT_CACHE,
-    OPT_RECURSIVE
+    OPT_RECURSIVE,
+    OPT_EXCLUDE,
+    OPT_FILES_FROM,
+    OPT_DRY_RUN,
+    OPT_KEEP_LAST
 } cli_opt_id;
 
 typedef struct cli_option {

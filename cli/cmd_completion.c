@@ -35,7 +35,8 @@ static value_kind value_of(const cli_option *o)
     case OPT_OPTION: return VALUE_KEY;
     case OPT_OUTPUT:
     case OPT_MANIFEST:
-    case OPT_NAMES: return VALUE_FILE;
+    case OPT_NAMES:
+    case OPT_FILES_FROM: return VALUE_FILE;
     default: return VALUE_TEXT;
     }
 }

@@ -7,8 +7,9 @@
  * archive itself. Existing files are counted and told about once. With
  * --stdout the entries go to standard output, one after the other.
  */
-#include "batch.h"
+#include "create.h"
 #include "nested.h"
+#include "written_set.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,26 @@ typedef struct extract_job {
     trowel_sink *to_stdout; /* --stdout: every entry goes here */
     size_t existing;        /* entries not written because their file exists */
     bool recursive;         /* --recursive: nested archives' entries too */
+    bool dry_run;           /* --dry-run: list what would be written, write nothing */
+    cli_patterns *exclude;  /* --exclude: entries left out (shared by the batch) */
+    struct clashes *clashes; /* several archives: names two of them hold, or NULL */
 } extract_job;
+
+/* Several archives into one DIR: the files each wrote, and the names a
+ * later archive holds too (not written: the first archive's file stays). */
+typedef struct clashes {
+    cli_written_set written;
+    size_t count;
+    char *first, *second, *name; /* the first clash, for the message */
+} clashes;
+
+static void free_clashes(clashes *c)
+{
+    cli_written_free(&c->written);
+    free(c->first);
+    free(c->second);
+    free(c->name);
+}
 
 /* ------------------------------------------------------------- checking */
 
@@ -91,12 +111,85 @@ static int entry_to_stdout(extract_job *j, trowel_archive *a, size_t index, cons
     return CLI_EXIT_OK;
 }
 
+/* --dry-run: what extract_entry would do, the entry read (so a damaged
+ * one fails as it would) but nothing written; the file is listed. */
+static int entry_dry_run(extract_job *j, trowel_archive *a, size_t index, const char *name)
+{
+    char rel[4096], full[8192];
+    if (trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK) {
+        trowel_error e = {.status = TROWEL_ERR_UNSAFE_PATH, .offset = TROWEL_NO_OFFSET};
+        snprintf(e.entry, sizeof e.entry, "%s", name);
+        snprintf(e.message, sizeof e.message,
+                 "refusing an unsafe entry name (absolute, drive, '..', or control characters)");
+        cli_print_error(j->path, &e);
+        return CLI_EXIT_FAILURE;
+    }
+    if (j->force && is_the_archive(j, name))
+        return refuse_input(j, name);
+    struct stat st;
+    int n = snprintf(full, sizeof full, "%s/%s", j->dir_path, rel);
+    if (!j->force && n > 0 && (size_t)n < sizeof full && lstat(full, &st) == 0) {
+        j->existing++;
+        return j->skip_existing ? CLI_EXIT_OK : CLI_EXIT_FAILURE;
+    }
+    trowel_sink *sink;
+    if (trowel_sink_open_null(j->s->ctx, &sink) != TROWEL_OK)
+        return cli_report(j->s, j->path, name);
+    cli_progress_start(&j->s->progress, name);
+    trowel_status st_read = trowel_archive_read_entry(a, index, sink);
+    trowel_sink_discard(sink);
+    if (st_read != TROWEL_OK)
+        return cli_report(j->s, j->path, name);
+    cli_progress_clear(&j->s->progress);
+    print_written(j, name);
+    return CLI_EXIT_OK;
+}
+
+/* Several archives: true (and counted) when another archive of the batch
+ * wrote name already. */
+static bool clashes_with_earlier(extract_job *j, const char *name)
+{
+    char rel[4096];
+    if (!j->clashes || trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK)
+        return false;
+    const char *by = cli_written_by(&j->clashes->written, rel);
+    if (!by || strcmp(by, j->path) == 0)
+        return false;
+    clashes *c = j->clashes;
+    if (c->count++ == 0) {
+        c->first = strdup(by);
+        c->second = strdup(j->path);
+        c->name = strdup(rel);
+    }
+    return true;
+}
+
+static int remember_written(extract_job *j, const char *name)
+{
+    char rel[4096];
+    if (!j->clashes || trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK ||
+        cli_written_add(&j->clashes->written, rel, j->path))
+        return CLI_EXIT_OK;
+    cli_error("out of memory");
+    return CLI_EXIT_FAILURE;
+}
+
+static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, const char *name);
+
 /* Entry index of a (the archive, or one nested in it) written under DIR
  * as name. */
 static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
     if (j->to_stdout)
         return entry_to_stdout(j, a, index, name);
+    if (clashes_with_earlier(j, name))
+        return CLI_EXIT_FAILURE;
+    int rc = j->dry_run ? entry_dry_run(j, a, index, name) : extract_entry_to(j, a, index, name);
+    return rc == CLI_EXIT_OK ? remember_written(j, name) : rc;
+}
+
+static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, const char *name)
+{
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
     if (j->force && is_the_archive(j, name))
@@ -134,6 +227,17 @@ static char *joined(const char *prefix, const char *name, const char *suffix)
 
 static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_prefix,
                         const char *list_prefix, bool all);
+
+/* --exclude: a PATTERN matching the entry's path (either form) or its
+ * last part. */
+static bool is_excluded(const extract_job *j, const char *disk, const char *listed)
+{
+    if (!j->exclude->count)
+        return false;
+    const char *slash = strrchr(disk, '/');
+    return cli_patterns_match(j->exclude, disk) || cli_patterns_match(j->exclude, listed) ||
+           (slash && cli_patterns_match(j->exclude, slash + 1));
+}
 
 /* --recursive: the entries of entry index of a, when it is an archive,
  * under DISK.d/: all of them when the entry itself was chosen; else those
@@ -186,6 +290,11 @@ static int extract_tree(extract_job *j, trowel_archive *a, const char *disk_pref
         bool by_disk = cli_patterns_match(j->patterns, disk);
         bool by_list = *list_prefix && cli_patterns_match(j->patterns, listed);
         bool chosen = all || by_disk || by_list;
+        if (is_excluded(j, disk, listed)) { /* after matching: the PATTERN was used */
+            free(disk);
+            free(listed);
+            continue; /* and, with -r, all that is nested in it */
+        }
         if (chosen)
             rc = cli_max_exit(rc, extract_entry(j, a, i, disk));
         if (j->recursive)
@@ -203,6 +312,20 @@ static int extract_all(extract_job *j)
 
 /* ------------------------------------------------------ names, manifest */
 
+/* --dry-run --manifest: listed, and an existing file fails as it would. */
+static int manifest_dry_run(const extract_job *j, const char *mpath, bool force)
+{
+    struct stat st;
+    if (!force && strcmp(mpath, "-") != 0 && lstat(mpath, &st) == 0) {
+        cli_error("%s: exists already (use --force to overwrite)", mpath);
+        return CLI_EXIT_FAILURE;
+    }
+    (void)j;
+    cli_put_safe(stdout, mpath);
+    putchar('\n');
+    return CLI_EXIT_OK;
+}
+
 /* Opens the manifest's output first, so an existing M.json stops the work
  * before anything is written; it is finished after the entries. */
 static int open_manifest(extract_job *j, const char *mpath, bool force, trowel_sink **out,
@@ -214,9 +337,10 @@ static int open_manifest(extract_job *j, const char *mpath, bool force, trowel_s
         return CLI_EXIT_OK;
     if (cli_same_file(mpath, j->path))
         return cli_refuse_overwrite_input(j->s, mpath, j->path);
-    if (trowel_archive_manifest(j->a, json) != TROWEL_OK)
-        return cli_report(j->s, j->path, NULL);
-    int rc = cli_open_output(j->s, mpath, force, out);
+    int rc = cli_archive_manifest(j->s, j->path, j->a, j->recursive, json);
+    if (rc != CLI_EXIT_OK || j->dry_run)
+        return rc == CLI_EXIT_OK ? manifest_dry_run(j, mpath, force) : rc;
+    rc = cli_open_output(j->s, mpath, force, out);
     if (rc == CLI_EXIT_OK && trowel_sink_write(*out, *json, strlen(*json)) == TROWEL_OK &&
         trowel_sink_write(*out, "\n", 1) == TROWEL_OK)
         return CLI_EXIT_OK;
@@ -237,15 +361,19 @@ typedef struct batch {
     const char *dir_path;
     trowel_outdir *dir;     /* opened with the first archive that opens */
     cli_patterns patterns;
+    cli_patterns exclude;   /* --exclude */
+    const char **exclude_list;
+    clashes clashes;        /* several archives: names two of them hold */
     trowel_sink *to_stdout;
     size_t existing;
     bool unnamed;           /* an archive keeps hashes for names */
+    bool several;           /* more than one archive */
     size_t opened;
 } batch;
 
 static int open_dir(batch *b)
 {
-    if (b->dir || b->to_stdout)
+    if (b->dir || b->to_stdout || cli_args_has(b->args, OPT_DRY_RUN))
         return CLI_EXIT_OK;
     unsigned flags = cli_args_has(b->args, OPT_FORCE) ? TROWEL_SINK_OVERWRITE : 0;
     if (trowel_outdir_open(b->s->ctx, b->dir_path, flags, &b->dir) != TROWEL_OK)
@@ -276,10 +404,10 @@ static int extract_archive(batch *b, extract_job *j)
     if (manifest) {
         /* Written if extraction got going, even past failed entries: it
          * describes the archive, not what was extracted. */
-        int r = cli_close_output(j->s, manifest, b->dir ? CLI_EXIT_OK : rc, mpath);
+        int r = cli_close_output(j->s, manifest, b->dir || j->dry_run ? CLI_EXIT_OK : rc, mpath);
         rc = r > rc ? r : rc;
     }
-    trowel_free(json);
+    free(json);
     return rc;
 }
 
@@ -289,7 +417,9 @@ static int extract_one(batch *b, const char *path)
                      .force = cli_args_has(b->args, OPT_FORCE),
                      .skip_existing = cli_args_has(b->args, OPT_SKIP_EXISTING),
                      .patterns = &b->patterns, .to_stdout = b->to_stdout,
-                     .recursive = cli_args_has(b->args, OPT_RECURSIVE)};
+                     .recursive = cli_args_has(b->args, OPT_RECURSIVE),
+                     .dry_run = cli_args_has(b->args, OPT_DRY_RUN), .exclude = &b->exclude,
+                     .clashes = b->several ? &b->clashes : NULL};
     if (cli_is_stdin(path) || stat(path, &j.archive_st) != 0)
         memset(&j.archive_st, 0, sizeof j.archive_st);
     cli_opened o;
@@ -303,6 +433,27 @@ static int extract_one(batch *b, const char *path)
     b->existing += j.existing;
     cli_close_archive(&o);
     return rc;
+}
+
+/* Several archives holding one name: one line for all of them. */
+static int report_clashes(const batch *b)
+{
+    const clashes *c = &b->clashes;
+    if (!c->count)
+        return CLI_EXIT_OK;
+    cli_progress_clear(&b->s->progress);
+    fputs(CLI_PROGRAM ": ", stderr);
+    cli_put_safe(stderr, c->first ? c->first : "?");
+    fputs(" and ", stderr);
+    cli_put_safe(stderr, c->second ? c->second : "?");
+    fputs(" both hold ", stderr);
+    cli_put_safe(stderr, c->name ? c->name : "?");
+    if (c->count > 1)
+        fprintf(stderr, " (and %zu more name%s held by two archives)", c->count - 1,
+                c->count == 2 ? "" : "s");
+    fputs(": the first archive's file is kept; extract them into separate folders (-C)\n",
+          stderr);
+    return CLI_EXIT_FAILURE;
 }
 
 /* One line for every file that was not replaced, instead of one each. */
@@ -338,6 +489,8 @@ static int check_combinations(const cli_session *s, const cli_args *args, size_t
         return cli_usage_error(s->verb, "--stdout writes no files: --manifest does not apply");
     if (to_stdout && cli_args_has(args, OPT_SKIP_EXISTING))
         return cli_usage_error(s->verb, "--stdout writes no files: --skip-existing does not apply");
+    if (to_stdout && cli_args_has(args, OPT_DRY_RUN))
+        return cli_usage_error(s->verb, "--stdout writes no files: --dry-run does not apply");
     if (files > 1 && cli_args_has(args, OPT_MANIFEST))
         return cli_usage_error(s->verb, "--manifest describes one ARCHIVE, not %zu", files);
     return cli_batch_check_stdin(s, args->operands, files);
@@ -346,6 +499,7 @@ static int check_combinations(const cli_session *s, const cli_args *args, size_t
 static int run_batch(batch *b, size_t files)
 {
     int rc = CLI_EXIT_OK;
+    b->several = files > 1;
     if (cli_args_has(b->args, OPT_STDOUT) &&
         (rc = cli_open_output(b->s, NULL, cli_args_has(b->args, OPT_FORCE), &b->to_stdout)) !=
             CLI_EXIT_OK)
@@ -354,12 +508,46 @@ static int run_batch(batch *b, size_t files)
         rc = cli_max_exit(rc, extract_one(b, b->args->operands[i]));
     if (b->to_stdout)
         rc = cli_max_exit(rc, cli_close_output(b->s, b->to_stdout, CLI_EXIT_OK, NULL));
+    rc = cli_max_exit(rc, report_clashes(b));
     rc = cli_max_exit(rc, report_existing(b));
     if (b->opened) /* else nothing could match */
         rc = cli_max_exit(rc, cli_patterns_report_unused(
                                   &b->patterns, files == 1 ? b->args->operands[0] : NULL,
                                   b->unnamed));
     return rc;
+}
+
+/* The PATTERNs: the operands after the archives, then the lines of
+ * --files-from FILE; and the --exclude PATTERNs. */
+static int init_patterns(batch *b, size_t files, char **text, const char ***list)
+{
+    const cli_args *args = b->args;
+    size_t from_file = 0, nexclude = 0;
+    const char *list_path = cli_args_last(args, OPT_FILES_FROM);
+    int rc = list_path ? cli_read_lines(b->s, list_path, text, list, &from_file) : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK && list_path && from_file == 0)
+        return cli_usage_error(b->s->verb, "--files-from %s names no entry", list_path);
+    size_t given = args->operand_count - files;
+    const char **all = rc == CLI_EXIT_OK ? realloc(*list, (from_file + given + 1) * sizeof *all)
+                                         : NULL;
+    if (rc == CLI_EXIT_OK && !all) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    *list = all;
+    memmove(all + given, all, from_file * sizeof *all);
+    for (size_t i = 0; i < given; i++)
+        all[i] = args->operands[files + i];
+    rc = cli_patterns_init(&b->patterns, all, given + from_file);
+    const char **exclude = cli_args_values(args, OPT_EXCLUDE, &nexclude);
+    /* The PATTERNs of --exclude live in args; the array is kept after
+     * the list so both go when the batch ends. */
+    if (rc == CLI_EXIT_OK && exclude)
+        rc = cli_patterns_init(&b->exclude, exclude, nexclude);
+    b->exclude_list = exclude;
+    return exclude ? rc : CLI_EXIT_FAILURE;
 }
 
 static int run_extract(const cli_args *args, cli_session *s)
@@ -371,16 +559,26 @@ static int run_extract(const cli_args *args, cli_session *s)
     size_t files = cli_batch_archive_count(args);
     if (rc == CLI_EXIT_OK)
         rc = check_combinations(s, args, files);
+    char *list_text = NULL;
+    const char **list = NULL;
     if (rc == CLI_EXIT_OK)
-        rc = cli_patterns_init(&b.patterns, args->operands + files, args->operand_count - files);
-    if (rc != CLI_EXIT_OK)
+        rc = init_patterns(&b, files, &list_text, &list);
+    if (rc != CLI_EXIT_OK) {
+        free(list);
+        free(list_text);
         return rc;
+    }
     const char *dir = cli_args_last(args, OPT_DIRECTORY);
     b.dir_path = dir ? dir : ".";
     cli_session_progress(s);
     rc = run_batch(&b, files);
     trowel_outdir_close(b.dir);
     cli_patterns_free(&b.patterns);
+    cli_patterns_free(&b.exclude);
+    free(b.exclude_list);
+    free_clashes(&b.clashes);
+    free(list);
+    free(list_text);
     return rc;
 }
 
@@ -402,6 +600,9 @@ static const cli_option extract_options[] = {
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a reading option of the format (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_RECURSIVE, 'r', "recursive", NULL, "also extract the entries of entries that are archives"},
+    {OPT_EXCLUDE, 0, "exclude", "PATTERN", "leave out entries matching PATTERN (repeatable)"},
+    {OPT_FILES_FROM, 0, "files-from", "FILE", "read PATTERNs from FILE, one a line ('-': stdin)"},
+    {OPT_DRY_RUN, 'n', "dry-run", NULL, "list the files that would be written, write nothing"},
     {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
@@ -409,7 +610,8 @@ static const cli_option extract_options[] = {
 const cli_command cli_cmd_extract = {
     .name = "extract",
     .synopsis = "extract ARCHIVE... [-C DIR] [--force|--skip-existing] [--stdout] "
-                "[--manifest M.json] [--names LIST] [--raw] [-r] [-O KEY=VALUE]... [PATTERN...]",
+                "[--manifest M.json] [--names LIST] [--raw] [-r] [-O KEY=VALUE]... "
+                "[--exclude PATTERN]... [--files-from FILE] [-n] [PATTERN...]",
     .summary = "write the entries of archives to files (or standard output)",
     .description =
         "Write every entry of each ARCHIVE ('-': standard input), or those whose\n"
@@ -425,7 +627,12 @@ const cli_command cli_cmd_extract = {
         "go under ENTRY.d/ beside it (DLC.str2_pc.d/x.layer_pc), and so on down;\n"
         "PATTERNs match a nested entry's path as written (DLC.str2_pc.d/x.layer_pc)\n"
         "or as list -r shows it (DLC.str2_pc/x.layer_pc), and an archive entry\n"
-        "they choose brings all of its own.\n"
+        "they choose brings all of its own. With --manifest, -r also records\n"
+        "each nested archive's manifest (under \"nested\") for 'create -r'.\n"
+        "--exclude PATTERN leaves out entries whose path (either form) or last\n"
+        "part matches, and with -r what is nested in them; --files-from FILE\n"
+        "adds PATTERNs; -n lists the files that would be written (each entry is\n"
+        "still read, so the exit status is the real run's) and writes nothing.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

@@ -543,7 +543,12 @@ trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *manifest_json,
 /* Builds a new file of format f (one with TROWEL_CAP_CREATE) from the
  * sources or the manifest, writing it to out; the sink is the caller's to
  * finish (on TROWEL_OK) or discard. Every string in params is read during
- * the call only. Bad options or sources are TROWEL_ERR_USAGE. */
+ * the call only. Bad options or sources are TROWEL_ERR_USAGE. Two sources
+ * the format would store under one name (a/x.txt and b/x.txt where names
+ * are flat) are refused, naming both, unless the options hold
+ * TROWEL_CREATE_KEEP_LAST (accepted by every format): then the last is
+ * kept, with a warning. */
+#define TROWEL_CREATE_KEEP_LAST "keep_last=1"
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *params, trowel_sink *out);
 

@@ -660,9 +660,76 @@ static trowel_status sources_from_manifest(trowel_ctx *ctx, json_object *manifes
     return TROWEL_OK;
 }
 
+typedef struct stored_index {
+    const char *name;
+    size_t index;
+} stored_index;
+
+static int by_stored_name(const void *x, const void *y)
+{
+    const stored_index *a = x, *b = y;
+    int c = strcmp(a->name, b->name);
+    return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+trowel_status trowel_create_unique_names(trowel_ctx *ctx, const trowel_create_params *p,
+                                         const char *const *stored, bool *keep)
+{
+    size_t n = p->source_count;
+    for (size_t i = 0; i < n; i++)
+        keep[i] = true;
+    stored_index *order = trowel_mem_calloc(ctx, n ? n : 1, sizeof *order);
+    if (!order)
+        return ctx->last_error.status;
+    for (size_t i = 0; i < n; i++)
+        order[i] = (stored_index){stored[i], i};
+    qsort(order, n, sizeof *order, by_stored_name);
+    trowel_status s = TROWEL_OK;
+    for (size_t i = 1; i < n && s == TROWEL_OK; i++) {
+        if (strcmp(order[i - 1].name, order[i].name) != 0)
+            continue;
+        const char *first = p->sources[order[i - 1].index].name;
+        const char *last = p->sources[order[i].index].name;
+        if (!((const trowel_create_job *)(const void *)p)->keep_last) {
+            s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                            "'%s' and '%s' would both be stored as '%s': rename one, or keep "
+                            "only the last (create --keep-last)",
+                            first, last, order[i].name);
+        } else {
+            keep[order[i - 1].index] = false;
+            trowel_warn(ctx, TROWEL_NO_OFFSET, "'%s' is stored as '%s' in place of '%s'", last,
+                        order[i].name, first);
+        }
+    }
+    trowel_mem_free(ctx, order);
+    return s;
+}
+
 static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
                                 const trowel_create_params *p, trowel_input *companion_in,
                                 trowel_sink *companion_out, trowel_sink *out);
+
+/* TROWEL_CREATE_KEEP_LAST is for every format: it is taken out of the
+ * options (into *kept, a copy without it) before the format checks them. */
+static trowel_status take_keep_last(trowel_ctx *ctx, trowel_create_job *job, const char ***kept)
+{
+    trowel_create_params *p = &job->params;
+    *kept = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < p->option_count; i++)
+        job->keep_last = job->keep_last || strcmp(p->options[i], TROWEL_CREATE_KEEP_LAST) == 0;
+    if (!job->keep_last)
+        return TROWEL_OK;
+    *kept = trowel_mem_calloc(ctx, p->option_count, sizeof **kept);
+    if (!*kept)
+        return ctx->last_error.status;
+    for (size_t i = 0; i < p->option_count; i++)
+        if (strcmp(p->options[i], TROWEL_CREATE_KEEP_LAST) != 0)
+            (*kept)[n++] = p->options[i];
+    p->options = *kept;
+    p->option_count = n;
+    return TROWEL_OK;
+}
 
 trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
                             const trowel_create_params *p, trowel_sink *out)
@@ -702,11 +769,12 @@ static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
                                "the manifest is not a %s manifest", f->id);
         }
     }
-    trowel_create_job job = {*p, companion_in, companion_out};
+    trowel_create_job job = {*p, companion_in, companion_out, false};
     trowel_create_params *with_sources = &job.params;
     trowel_source *sources = NULL;
-    trowel_status s = TROWEL_OK;
-    if (manifest && p->source_count == 0)
+    const char **options = NULL;
+    trowel_status s = take_keep_last(ctx, &job, &options);
+    if (s == TROWEL_OK && manifest && p->source_count == 0)
         s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources->source_count);
     if (sources)
         with_sources->sources = sources;
@@ -716,6 +784,7 @@ static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
         trowel_mem_purpose(ctx, purpose);
     }
     free_sources(ctx, sources, with_sources->source_count);
+    trowel_mem_free(ctx, options);
     json_object_put(manifest);
     return s;
 }

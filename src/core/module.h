@@ -117,7 +117,16 @@ typedef struct trowel_create_job {
     trowel_create_params params;
     trowel_input *companion_in;  /* see trowel_create_with_companion */
     trowel_sink *companion_out;
+    bool keep_last; /* TROWEL_CREATE_KEEP_LAST was given (and taken out of the options) */
 } trowel_create_job;
+
+/* For formats whose stored names can coincide (flat names): stored[i] is
+ * the name source i of p (a trowel_create_job's params) gets. Two sources
+ * under one name are refused, naming both (TROWEL_ERR_USAGE), unless the
+ * job's keep_last: then keep[i] is false for each source a later one
+ * replaces, and a warning says so. */
+trowel_status trowel_create_unique_names(trowel_ctx *ctx, const trowel_create_params *p,
+                                         const char *const *stored, bool *keep);
 
 /* An encoder of whole buffers: data[0, size) into a new buffer *out
  * (trowel_mem_alloc) of *out_len bytes. */

@@ -640,6 +640,32 @@ static trowel_status build_body(trowel_ctx *ctx, const trowel_create_params *p, 
     return s;
 }
 
+/* Volumes are named after their file's last part: a/PART01 and b/PART01
+ * would be one name twice. Refused, or with keep_last the later kept: *kept
+ * is p with those sources only (*sources the caller frees). */
+static trowel_status unique_volumes(trowel_ctx *ctx, const trowel_create_params *p,
+                                    trowel_create_params *kept, trowel_source **sources)
+{
+    *kept = *p;
+    size_t n = p->source_count;
+    const char **stored = trowel_mem_calloc(ctx, n, sizeof *stored);
+    bool *keep = stored ? trowel_mem_calloc(ctx, n, sizeof *keep) : NULL;
+    *sources = keep ? trowel_mem_calloc(ctx, n, sizeof **sources) : NULL;
+    trowel_status s = *sources ? TROWEL_OK : ctx->last_error.status;
+    for (size_t i = 0; s == TROWEL_OK && i < n; i++)
+        stored[i] = base_name(p->sources[i].name);
+    if (s == TROWEL_OK)
+        s = trowel_create_unique_names(ctx, p, stored, keep);
+    kept->source_count = 0;
+    for (size_t i = 0; s == TROWEL_OK && i < n; i++)
+        if (keep[i])
+            (*sources)[kept->source_count++] = p->sources[i];
+    kept->sources = *sources;
+    trowel_mem_free(ctx, stored);
+    trowel_mem_free(ctx, keep);
+    return s;
+}
+
 static trowel_status vol_create(trowel_ctx *ctx, const trowel_create_params *p,
                                 json_object *manifest, trowel_sink *out)
 {
@@ -672,8 +698,13 @@ static trowel_status vol_create(trowel_ctx *ctx, const trowel_create_params *p,
     if (p->source_count == 0 || p->source_count > 0x7fff)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "VOL.CNF needs 1 to 32767 part files (%zu given)", p->source_count);
+    trowel_create_params kept;
+    trowel_source *kept_sources = NULL;
+    s = unique_volumes(ctx, p, &kept, &kept_sources);
     out_buf body = {0};
-    s = build_body(ctx, p, width, disk, &body);
+    if (s == TROWEL_OK)
+        s = build_body(ctx, &kept, width, disk, &body);
+    trowel_mem_free(ctx, kept_sources);
     if (s == TROWEL_OK)
         trowel_set_entry(ctx, NULL);
     if (s == TROWEL_OK && !packed) {

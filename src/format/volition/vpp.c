@@ -1079,7 +1079,7 @@ static const char *stored_name(const vpp_layout *L, const char *name);
 static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
                                          const char *name)
 {
-    for (size_t i = 0; i < p->source_count; i++)
+    for (size_t i = p->source_count; i-- > 0;) /* the last, as keep_last keeps */
         if (!strcmp(stored_name(L, p->sources[i].name), name))
             return &p->sources[i];
     return NULL;
@@ -1272,10 +1272,20 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     base_spill sp = {0};
     if (s == TROWEL_OK && base)
         s = base_items(ctx, p, base, &L, items, &n, &sp);
+    /* Flat names (before v17): a/x.txt and b/x.txt would both be x.txt. */
+    const char **stored = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *stored)
+                                         : NULL;
+    bool *keep = stored ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *keep) : NULL;
+    if (s == TROWEL_OK && !keep)
+        s = ctx->last_error.status;
+    for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++)
+        stored[i] = stored_name(&L, p->sources[i].name);
+    if (s == TROWEL_OK)
+        s = trowel_create_unique_names(ctx, p, stored, keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++) {
-        const char *name = stored_name(&L, p->sources[i].name);
-        if (base && base_has(base, name) && !deleted(p, name))
-            continue; /* replaced in place above */
+        const char *name = stored[i];
+        if (!keep[i] || (base && base_has(base, name) && !deleted(p, name)))
+            continue; /* replaced in place above, or by a later source */
         items[n].name = name;
         items[n++].path = p->sources[i].path;
     }
@@ -1295,6 +1305,8 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK && with_asm)
         s = vol_asm_after_vpp_write(ctx, job, out, items, n, &written);
     trowel_mem_free(ctx, items);
+    trowel_mem_free(ctx, stored);
+    trowel_mem_free(ctx, keep);
     trowel_input_close(sp.in);
     trowel_archive_close(base);
     trowel_input_close(base_in);
