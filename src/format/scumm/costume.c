@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint16_t le16_at(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static const char *const direction_names[8] = {"W", "E", "S", "N", "SW", "SE", "NW", "NE"};
 
@@ -79,70 +78,6 @@ void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
 
 /* ------------------------------------------------------------ sequences */
 
-/* AKOS opcode lengths in bytes (opcode included); 0: unknown. */
-static unsigned aksq_length(const scumm_costume *c, uint32_t at, uint16_t code)
-{
-    switch (code) {
-    case 0xC001: case 0xC0FF: case 0xC060: case 0xC061: case 0xC086: case 0xC09F:
-        return 2;
-    case 0xC015: case 0xC042: case 0xC044: case 0xC050: case 0xC080: case 0xC081:
-    case 0xC083: case 0xC088: case 0xC08B: case 0xC08C: case 0xC08D: case 0xC0A3:
-        return 3;
-    case 0xC030: case 0xC08A: case 0xC084: case 0xC0A0: case 0xC0A1: case 0xC0A2:
-    case 0xC0A4: case 0xC0A5: case 0xC08E:
-        return 4;
-    case 0xC010: case 0xC016: case 0xC017: case 0xC018: case 0xC019: case 0xC031:
-    case 0xC040: case 0xC090: case 0xC091: case 0xC092: case 0xC093: case 0xC094: case 0xC095:
-        return 5;
-    case 0xC085: case 0xC087:
-        return 6;
-    case 0xC070: case 0xC071: case 0xC072: case 0xC073: case 0xC074: case 0xC075: case 0xC082:
-        return 7;
-    case 0xC089:
-        return 8;
-    case 0xC021: case 0xC022: case 0xC045: case 0xC046: case 0xC047: case 0xC048:
-        return at + 2 < c->cmd_count && c->cmds[at + 2] >= 3 ? c->cmds[at + 2] : 0;
-    case 0xC020: case 0xC025: {
-        uint32_t p = at + (code == 0xC025 ? 7 : 3);
-        if (p > c->cmd_count || p < 1)
-            return 0;
-        unsigned count = c->cmds[p - 1];
-        for (unsigned i = 0; i < count; i++) {
-            p += 4;
-            if (p >= c->cmd_count)
-                return 0;
-            p += (c->cmds[p] & 0x80) ? 2 : 1;
-        }
-        return p - at;
-    }
-    default:
-        return 0;
-    }
-}
-
-/* The code at `at` (a byte below 0x80, or a big-endian word), and its
- * length; false past the stream. */
-static bool aksq_code(const scumm_costume *c, uint32_t at, uint16_t *code, unsigned *len)
-{
-    if (at >= c->cmd_count)
-        return false;
-    if (!(c->cmds[at] & 0x80)) {
-        *code = c->cmds[at];
-        *len = 1;
-        return true;
-    }
-    if (at + 1 >= c->cmd_count)
-        return false;
-    *code = (uint16_t)(c->cmds[at] << 8 | c->cmds[at + 1]);
-    *len = (*code & 0xC000) == 0xC000 ? aksq_length(c, at, *code) : 2;
-    return *len != 0 && at + *len <= c->cmd_count;
-}
-
-static bool is_cel(uint16_t code)
-{
-    return code < 0x80 || (code & 0xF000) == 0x8000;
-}
-
 static size_t cost_steps(scumm_costume *c, const scumm_limb_def *d, unsigned limb,
                          scumm_step *steps, size_t max)
 {
@@ -181,7 +116,7 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
                             d->start, SCUMM_MAX_AKSQ_STEPS);
             break;
         }
-        if (!aksq_code(c, pos, &code, &len)) {
+        if (!scumm_aksq_code(c, pos, &code, &len)) {
             if (c->warnings++ < 8)
                 trowel_warn(c->ctx, TROWEL_NO_OFFSET,
                             "AKOS: sequence position %lu is outside AKSQ; restarting",
@@ -191,10 +126,10 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
             *loops = true;
             break;
         }
-        if (is_cel(code) || code == 0xC001 || code == 0xC0FF) {
+        if (scumm_aksq_is_cel(code) || code == 0xC001 || code == 0xC0FF) {
             steps[n].code = code;
             steps[n].at = pos;
-            steps[n].picture = is_cel(code) && (code & 0xFFF) < c->picture_count
+            steps[n].picture = scumm_aksq_is_cel(code) && (code & 0xFFF) < c->picture_count
                                    ? (uint32_t)(code & 0xFFF)
                                    : SCUMM_NO_PICTURE;
             n++;
@@ -210,8 +145,8 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
                 break; /* loops back to start */
             continue;
         }
-        if (code == 0xC030) { /* GoToState */
-            uint32_t to = le16_at(c->cmds + pos + 2);
+        uint32_t to;
+        if (code == 0xC030 && scumm_aksq_target(c, pos, code, len, &to)) { /* GoToState */
             if (to >= c->cmd_count) {
                 if (c->warnings++ < 8)
                     trowel_warn(c->ctx, TROWEL_NO_OFFSET,
@@ -790,80 +725,4 @@ trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block,
     s = convert_costume(&c, room_rgb, target, opts, nopts, dir);
     scumm_costume_free(&c);
     return s;
-}
-
-/* ------------------------------------------------------------ AKSQ text */
-
-static const char *aksq_name(uint16_t code)
-{
-    static const struct { uint16_t code; const char *name; } names[] = {
-        {0xC001, "empty-cel"}, {0xC010, "set-var"}, {0xC015, "start-sound"},
-        {0xC016, "if-sound-in-var-running-goto"}, {0xC017, "if-sound-in-var-not-running-goto"},
-        {0xC018, "if-sound-running-goto"}, {0xC019, "if-sound-not-running-goto"},
-        {0xC020, "draw-many"}, {0xC021, "cond-draw-many"},
-        {0xC022, "cond-relative-draw-many"}, {0xC025, "relative-draw-many"},
-        {0xC030, "goto"}, {0xC031, "if-var-goto"}, {0xC040, "add-var"},
-        {0xC042, "soft-sound"}, {0xC044, "soft-var-sound"}, {0xC045, "set-user-condition"},
-        {0xC046, "set-var-to-user-condition"}, {0xC047, "set-talk-condition"},
-        {0xC048, "set-var-to-talk-condition"}, {0xC050, "start-script"}, {0xC060, "inc-var"},
-        {0xC061, "start-sound-0"}, {0xC070, "if-var-eq-goto"}, {0xC071, "if-var-ne-goto"},
-        {0xC072, "if-var-lt-goto"}, {0xC073, "if-var-le-goto"}, {0xC074, "if-var-gt-goto"},
-        {0xC075, "if-var-ge-goto"}, {0xC080, "start-anim"}, {0xC081, "start-var-anim"},
-        {0xC082, "set-var-random"}, {0xC083, "set-actor-z-clipping"},
-        {0xC084, "start-actor-anim"}, {0xC085, "set-actor-var"}, {0xC086, "hide-actor"},
-        {0xC087, "set-draw-offsets"}, {0xC088, "jump-to-offset-in-var"},
-        {0xC089, "sound-stuff"}, {0xC08A, "flip"}, {0xC08B, "start-action-on"},
-        {0xC08C, "start-script-var"}, {0xC08D, "start-sound-var"},
-        {0xC08E, "display-aux-frame"}, {0xC090, "if-var-eq-do"}, {0xC091, "if-var-ne-do"},
-        {0xC092, "if-var-lt-do"}, {0xC093, "if-var-le-do"}, {0xC094, "if-var-gt-do"},
-        {0xC095, "if-var-ge-do"}, {0xC09F, "end-if-do"}, {0xC0A0, "start-actor-talkie"},
-        {0xC0A1, "if-talking-goto"}, {0xC0A2, "if-not-talking-goto"},
-        {0xC0A3, "start-talkie-in-var"}, {0xC0A4, "if-any-talking-goto"},
-        {0xC0A5, "if-not-any-talking-goto"}, {0xC0FF, "end-sequence"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
-    return NULL;
-}
-
-json_object *scumm_aksq_disassemble(const scumm_costume *c)
-{
-    json_object *arr = json_object_new_array();
-    for (uint32_t at = 0; at < c->cmd_count;) {
-        uint16_t code;
-        unsigned len;
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "at", jint(at));
-        if (!aksq_code(c, at, &code, &len)) {
-            json_object_object_add(o, "error", json_object_new_string("unknown or cut opcode"));
-            json_object *rest = json_object_new_array();
-            for (uint32_t i = at; i < c->cmd_count && i < at + 16; i++)
-                json_object_array_add(rest, jint(c->cmds[i]));
-            json_object_object_add(o, "bytes", rest);
-            json_object_array_add(arr, o);
-            break;
-        }
-        char op[8];
-        snprintf(op, sizeof op, len == 1 ? "%02X" : "%04X", code);
-        json_object_object_add(o, "op", json_object_new_string(op));
-        if (is_cel(code)) {
-            json_object_object_add(o, "name", json_object_new_string("cel"));
-            json_object_object_add(o, "cel", jint(code & 0xFFF));
-        } else {
-            const char *name = aksq_name(code);
-            json_object_object_add(o, "name", json_object_new_string(name ? name : "unknown"));
-            if (len > 2) {
-                json_object *args = json_object_new_array();
-                for (uint32_t i = at + 2; i < at + len; i++)
-                    json_object_array_add(args, jint(c->cmds[i]));
-                json_object_object_add(o, "operands", args);
-            }
-            if (code == 0xC030 || (code >= 0xC070 && code <= 0xC075) || code == 0xC031 ||
-                (code >= 0xC016 && code <= 0xC019) || (code >= 0xC0A1 && code <= 0xC0A5))
-                json_object_object_add(o, "target", jint(le16_at(c->cmds + at + 2)));
-        }
-        json_object_array_add(arr, o);
-        at += len;
-    }
-    return arr;
 }

@@ -70,6 +70,7 @@ typedef struct scumm_costume {
     uint32_t base;      /* where offsets count from, in the input */
     uint32_t size;      /* bytes from base to the end of the costume */
     uint8_t format;     /* COST format byte */
+    uint32_t size_field; /* COST: the LE u32 at the base (0: no extra animation) */
     uint16_t flags;     /* AKOS AKHD flags */
     uint16_t codec;     /* AKOS codec (COST: 1) */
     unsigned colours;   /* pixel values: local colours (16, 32, 64) or 256 raw */
@@ -145,6 +146,15 @@ trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block,
                                           const uint8_t *room_rgb, const char *folder,
                                           const char *target, const char *const *opts,
                                           size_t nopts, trowel_outdir *dir);
+
+/* AKSQ (aksq.c): the code at `at` (a byte below 0x80, or a big-endian
+ * word) and its length in bytes, false when it is unknown or passes the
+ * stream; whether a code is a cel; the u16 jump target of a command whose
+ * operands hold one (false: none, or not inside its length). */
+bool scumm_aksq_code(const scumm_costume *c, uint32_t at, uint16_t *code, unsigned *len);
+bool scumm_aksq_is_cel(uint16_t code);
+bool scumm_aksq_target(const scumm_costume *c, uint32_t at, uint16_t code, unsigned len,
+                       uint32_t *target);
 
 /* The AKSQ disassembly (a JSON array of {"at", "op", "name", args}). */
 struct json_object *scumm_aksq_disassemble(const scumm_costume *c);
