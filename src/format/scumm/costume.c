@@ -362,6 +362,8 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
         json_object_object_add(o, "codec", jint(c->codec));
     } else {
         json_object_object_add(o, "format_byte", jint(c->format));
+        if (c->size_field == 0) /* no extra animation slot (create keeps it so) */
+            json_object_object_add(o, "size_field", jint(0));
     }
     json_object_object_add(o, "colours", jint(c->colours));
     json_object_object_add(o, "never_mirror", json_object_new_boolean(c->never_mirror));
