@@ -76,6 +76,7 @@ typedef struct res_state {
     trowel_input *files[2];  /* what each file reads through (decrypted) */
     trowel_input *owned[2];  /* the partner: its raw input and its XOR view */
     bool xored;
+    bool opened_data; /* the file given is the data file (else the index) */
     res_dir dirs[NUMBERED_DIRS];
     bool has_index, has_data;
     uint64_t room_offset[ROOM_SLOTS]; /* LOFF: ROOM tag offsets; 0: none */
@@ -482,6 +483,7 @@ static trowel_status res_open(trowel_archive *a, trowel_reader *r)
     trowel_ctx_clear_error(ctx);
     st->xored = memcmp(raw_tag, tag, 4) != 0;
     st->files[is_data ? FILE_DATA : FILE_INDEX] = a->in;
+    st->opened_data = is_data;
     bool partner = open_partner(a, is_data ? FILE_INDEX : FILE_DATA);
     if (partner || !is_data)
         s = open_index(a);
@@ -747,6 +749,42 @@ static trowel_status convert_one(trowel_archive *a, size_t i, const char *target
     return s;
 }
 
+#define SHOWN_FAILURES 5 /* costumes named as warnings; the rest as notes (-v) */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* A costume that cannot be converted because of its own bytes: the game's
+ * other costumes still can. */
+static bool costume_damage(trowel_status s)
+{
+    return s == TROWEL_ERR_CORRUPT || s == TROWEL_ERR_TRUNCATED || s == TROWEL_ERR_UNSUPPORTED ||
+           s == TROWEL_ERR_LIMIT;
+}
+
+/* Names costume i and why it failed (the error the context holds): the
+ * first SHOWN_FAILURES as warnings, the rest as notes, shown with -v. The
+ * decoders count offsets from the costume block; this gives them in the
+ * data file. */
+static void report_bad_costume(trowel_archive *a, size_t i, size_t nth)
+{
+    const res_state *st = a->priv;
+    trowel_error e = a->ctx->last_error;
+    trowel_ctx_clear_error(a->ctx);
+    uint64_t at = e.offset == TROWEL_NO_OFFSET ? e.offset : a->entries[i].offset + e.offset;
+    if (nth <= SHOWN_FAILURES && st->opened_data)
+        trowel_warn(a->ctx, at, "%s", e.message);
+    else if (nth <= SHOWN_FAILURES && at == TROWEL_NO_OFFSET)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "%s", e.message);
+    else if (nth <= SHOWN_FAILURES)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "%s (offset 0x%llx of the data file)", e.message,
+                    (unsigned long long)at);
+    else if (at == TROWEL_NO_OFFSET)
+        trowel_note(a->ctx, "%s", e.message);
+    else
+        trowel_note(a->ctx, "%s (offset 0x%llx of the data file)", e.message,
+                    (unsigned long long)at);
+}
+
 static trowel_status res_convert_folder(trowel_archive *a, const char *target,
                                         const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
@@ -762,18 +800,31 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
             return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "costume=%s: not a costume number (0 to 65535)", text);
     }
-    size_t done = 0;
+    size_t tried = 0, failed = 0;
     for (size_t i = 0; i < a->entry_count; i++) {
         if (!is_costume(st, i) || !wanted(a, i, number, name))
             continue;
+        tried++;
         trowel_set_entry(a->ctx, a->entries[i].name); /* errors name the costume */
         trowel_status s = convert_one(a, i, target, opts, nopts, dir);
-        trowel_set_entry(a->ctx, NULL);
+        if (s != TROWEL_OK && !costume_damage(s)) {
+            trowel_set_entry(a->ctx, NULL);
+            return s; /* the output, memory or an option: no use going on */
+        }
         if (s != TROWEL_OK)
-            return s;
-        done++;
+            report_bad_costume(a, i, ++failed);
+        trowel_set_entry(a->ctx, NULL);
     }
-    if (done > 0)
+    if (failed > 0)
+        return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                           "%zu of %zu costumes could not be converted (%s); the other %zu were "
+                           "written",
+                           failed, tried,
+                           failed > SHOWN_FAILURES ? "the first " STR(SHOWN_FAILURES)
+                                                     " are above; -v lists all"
+                                                   : "see above",
+                           tried - failed);
+    if (tried > 0)
         return TROWEL_OK;
     if (text || name)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
