@@ -40,4 +40,25 @@ run "$TROWEL" convert -v six/tentacle.000 --to png -o out-six-v
 assert_rc "six broken, -v: exit 1" 1
 assert_contains "six broken, -v: the sixth is named" "$ERR" "room08/cost006.cost: COST: format 0x42"
 
+# --- the version comes from the blocks, not from the XOR
+mkdir plain index-only7 index-only6
+python3 "$BLOCKS" unxor "$OQ/tentacle.000" plain/tentacle.000
+python3 "$BLOCKS" unxor "$OQ/tentacle.001" plain/tentacle.001
+cp plain/tentacle.000 index-only6/
+cp "$R7/scummc7.000" index-only7/
+check_version() { # NAME FILE VERSION WHY
+    run "$TROWEL" info "$2"
+    assert_rc "$1: info" 0
+    assert_contains "$1: version $3" "$OUT" "version: $3"
+    assert_contains "$1: what told it" "$OUT" "version_from: $4"
+}
+check_version "tentacle (XORed v6)" "$OQ/tentacle.000" 6 "COST costumes, PALS palettes"
+check_version "tentacle data file" "$OQ/tentacle.001" 6 "COST costumes, PALS palettes"
+check_version "un-XORed tentacle" plain/tentacle.000 6 "COST costumes, PALS palettes"
+check_version "un-XORed tentacle data file" plain/tentacle.001 6 "COST costumes, PALS palettes"
+assert_contains "un-XORed tentacle: not XORed" "$OUT" "xor69: no"
+check_version "scummc7 (v7)" "$R7/scummc7.000" 7 "AKOS costumes"
+check_version "un-XORed tentacle index alone" index-only6/tentacle.000 6 "AARY in the index"
+check_version "scummc7 index alone" index-only7/scummc7.000 7 "MAXS of 138 bytes"
+
 finish

@@ -463,6 +463,62 @@ static bool open_partner(trowel_archive *a, int which)
 
 /* ---------------------------------------------------------------- open */
 
+/* Whether an entry tagged tag was found (in the file given by file, or
+ * either file when file < 0), and the size of the first. */
+static bool has_tag(const trowel_archive *a, const char *tag, int file, uint64_t *size)
+{
+    const res_state *st = a->priv;
+    for (size_t i = 0; i < a->entry_count; i++)
+        if (strcmp(st->meta[i].tag, tag) == 0 && (file < 0 || st->meta[i].file == file)) {
+            if (size)
+                *size = a->entries[i].size;
+            return true;
+        }
+    return false;
+}
+
+/* The SCUMM version, from the blocks: costumes (AKOS: v7; COST: v5/v6,
+ * told apart by the room palettes, CLUT or PALS), else MAXS's size (v7's
+ * starts with version strings), else the index (ANAM: v7, AARY: v6), and
+ * only then the XOR (v5/v6 XOR, v7 does not; an unXORed v6 game exists,
+ * so it is the last word). why says what told it. */
+static unsigned infer_version(trowel_archive *a, char *why, size_t cap)
+{
+    const res_state *st = a->priv;
+    uint64_t maxs = 0;
+    bool akos = has_tag(a, "AKOS", FILE_DATA, NULL), cost = has_tag(a, "COST", FILE_DATA, NULL);
+    bool pals = has_tag(a, "PALS", FILE_DATA, NULL), clut = has_tag(a, "CLUT", FILE_DATA, NULL);
+    bool has_maxs = has_tag(a, "MAXS", FILE_INDEX, &maxs);
+    unsigned v;
+    if (akos && !cost) {
+        v = 7;
+        snprintf(why, cap, "AKOS costumes");
+    } else if (cost && !akos && (pals || clut) && !(pals && clut)) {
+        v = pals ? 6 : 5;
+        snprintf(why, cap, "COST costumes, %s palettes", pals ? "PALS" : "CLUT");
+    } else if (has_maxs && maxs >= 8 + 100) {
+        v = 7;
+        snprintf(why, cap, "MAXS of %llu bytes (with version strings)", (unsigned long long)maxs);
+    } else if (has_tag(a, "ANAM", FILE_INDEX, NULL)) {
+        v = 7;
+        snprintf(why, cap, "ANAM in the index");
+    } else if (has_tag(a, "AARY", FILE_INDEX, NULL) || pals) {
+        v = 6;
+        snprintf(why, cap, "%s", pals ? "PALS palettes" : "AARY in the index");
+    } else if (clut) {
+        v = 5;
+        snprintf(why, cap, "CLUT palettes");
+    } else {
+        v = st->xored ? 6 : 7;
+        snprintf(why, cap, "only the XOR (%s): no costumes, palettes or index to tell",
+                 st->xored ? "XORed: v5 or v6" : "not XORed");
+    }
+    if (v == 7 && st->xored)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "the files are XORed with 0x69, which v7 games are "
+                                              "not, yet %s say v7", why);
+    return v;
+}
+
 static trowel_status res_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
@@ -491,13 +547,11 @@ static trowel_status res_open(trowel_archive *a, trowel_reader *r)
         s = open_data(a);
     if (s != TROWEL_OK)
         return s;
-    bool v7 = !st->xored;
-    bool pals = false;
-    for (size_t i = 0; i < a->entry_count; i++)
-        pals = pals || strcmp(st->meta[i].tag, "PALS") == 0 || strcmp(st->meta[i].tag, "AARY") == 0;
-    unsigned version = v7 ? 7 : pals ? 6 : 5;
+    char why[160];
+    unsigned version = infer_version(a, why, sizeof why);
     if ((s = trowel_props_add_str(a->info, "format", "scumm-res")) != TROWEL_OK ||
         (s = trowel_props_add_uint(a->info, "version", version)) != TROWEL_OK ||
+        (s = trowel_props_add_str(a->info, "version_from", why)) != TROWEL_OK ||
         (s = trowel_props_add_str(a->info, "opened", is_data ? "data" : "index")) != TROWEL_OK ||
         (s = trowel_props_add_bool(a->info, "xor69", st->xored)) != TROWEL_OK ||
         (s = trowel_props_add_bool(a->info, "index_found", st->has_index)) != TROWEL_OK ||
