@@ -61,4 +61,75 @@ check_version "scummc7 (v7)" "$R7/scummc7.000" 7 "AKOS costumes"
 check_version "un-XORed tentacle index alone" index-only6/tentacle.000 6 "AARY in the index"
 check_version "scummc7 index alone" index-only7/scummc7.000 7 "MAXS of 138 bytes"
 
+# --- palettes: which room, -O room=N, -O palette=FILE in the forms users have
+run "$TROWEL" convert "$OQ/tentacle.000" --to png -o game
+assert_rc "tentacle converts" 0
+run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=1 -O costume=2 -o room1
+assert_rc "-O room=1" 0
+assert_json_eq "-O room=1: said in costume.json" room1/room06/cost002/costume.json .palette_from \
+    "room 1 (-O room=1)"
+assert_eq "-O room=1: no fallback warning" "" "$ERR"
+for p in game/room06/cost002/pic_*.png; do
+    assert_same_file "-O room=1 = the fallback to room 1: $(basename "$p")" "$p" \
+        "room1/room06/cost002/$(basename "$p")"
+done
+run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=9 -O costume=2 -o room9
+assert_rc "-O room=9" 0
+assert_ne "-O room=9: other colours than room 1's (rooms 2-6 are black; 7 and 8 agree with 1 in the colours zif uses)" "$(sha256sum <game/room06/cost002/sheet.png)" \
+    "$(sha256sum <room9/room06/cost002/sheet.png)"
+run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=99 -o room99
+assert_usage_error "-O room=99 (no such room)"
+run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=1 -O palette=x.pal -o both
+assert_usage_error "-O room with -O palette"
+
+# zif.cost alone with room 1's palette, in each form, draws exactly what the
+# game's zif (which falls back to room 1) draws.
+run "$TROWEL" extract "$OQ/tentacle.001" -C ex 'room01/room/03-pals.pals'
+assert_rc "extract room 1's PALS" 0
+PALS=ex/room01/room/03-pals.pals
+python3 "$BLOCKS" palette "$PALS" room1.raw
+python3 -c 'import sys, struct; d = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b"APAL" + struct.pack(">I", 8 + len(d)) + d)' room1.raw room1.apal
+forms="$PALS room1.apal room1.raw"
+PY=
+for candidate in python3 /usr/bin/python3; do
+    "$candidate" -c 'import PIL' >/dev/null 2>&1 && PY=$candidate && break
+done
+if [ -n "$PY" ]; then
+    "$PY" -c 'import sys
+from PIL import Image
+pal = open(sys.argv[1], "rb").read()
+for out in sys.argv[2:]:
+    im = Image.new("P", (16, 16)); im.putdata(list(range(256))); im.putpalette(pal)
+    im.save(out, optimize=False)' room1.raw room1.png room1.gif
+    forms="$forms room1.png room1.gif"
+else
+    skip "no python3 with PIL: palettes from PNG and GIF not checked"
+fi
+for f in $forms; do
+    rm -rf alone
+    run "$TROWEL" convert "$OQ/zif.cost" --to png -O "palette=$f" -o alone
+    assert_rc "zif.cost -O palette=$f" 0
+    assert_eq "zif.cost -O palette=$f: no warning" "" "$ERR"
+    same=yes
+    for p in game/room06/cost002/pic_*.png; do
+        cmp -s "$p" "alone/$(basename "$p")" || same="no: $(basename "$p")"
+    done
+    assert_eq "zif.cost -O palette=$f: the game's pictures" yes "$same"
+done
+assert_json_eq "palette=FILE: said in costume.json" alone/costume.json .palette_from \
+    "palette=room1.$([ -n "$PY" ] && echo "gif (a GIF's colour table)" || echo "raw (768 bytes of RGB)")"
+printf 'PALS\0\0\0\x10WRAP\0\0\0\x08' >empty.pals
+run "$TROWEL" convert "$OQ/zif.cost" --to png -O palette=empty.pals -o bad-pals
+assert_usage_error "a PALS block without a palette"
+assert_contains "a PALS block without a palette: said" "$ERR" "a PALS block without a WRAP"
+
+# No room palette at all: a stand-in, said once.
+run "$TROWEL" convert "$OQ/zif.cost" --to png -o standin
+assert_rc "zif.cost alone" 0
+assert_contains "zif.cost alone: the stand-in is said" "$ERR" "no room palette: colours are a stand-in"
+assert_eq "zif.cost alone: said once" 1 "$(printf '%s\n' "$ERR" | grep -c .)"
+assert_json_eq "zif.cost alone: costume.json says so" standin/costume.json .palette_from \
+    "stand-in: costume colour k drawn as EGA colour k (no room palette)"
+
 finish

@@ -8,6 +8,8 @@ files are XORed with 0x69 (detected from the first tag).
                            top-level blocks; LOFF, each LFLF's children and
                            each ROOM's children in the data file)
   unxor IN OUT             IN without its XOR (plain files are copied)
+  palette PALS OUT          the first APAL (palette 0) of a PALS block as
+                           extract writes it, as 768 raw bytes
   break-costumes IN OUT N  IN with the format byte of its first N COST
                            blocks set to 0x42 (no such format), XOR kept
 """
@@ -59,6 +61,16 @@ def main():
         data, _ = load(sys.argv[3])
         for f, p, tag, size, d in entries(index, data):
             print(f, p, tag, hashlib.sha256(d[p:p + size]).hexdigest())
+    elif cmd == "palette":
+        d = open(sys.argv[2], "rb").read()
+        assert d[:4] == b"PALS", "not a PALS block"
+        for p, tag, size in blocks(d, 8, len(d)):
+            if tag == "WRAP":
+                for q, t, n in blocks(d, p + 8, p + size):
+                    if t == "APAL":
+                        open(sys.argv[3], "wb").write(d[q + 8:q + 8 + 768])
+                        return
+        raise SystemExit("no APAL in WRAP")
     elif cmd == "unxor":
         d, _ = load(sys.argv[2])
         open(sys.argv[3], "wb").write(d)

@@ -372,6 +372,8 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
     for (unsigned i = 0; !c->raw_colours && i < c->colours; i++)
         json_object_array_add(pal, jint(c->palette[i]));
     json_object_object_add(o, "palette", pal);
+    if (sheet && c->palette_from[0])
+        json_object_object_add(o, "palette_from", json_object_new_string(c->palette_from));
     if (sheet) {
         json_object *sh = json_object_new_object();
         json_object_object_add(sh, "file", json_object_new_string("sheet.png"));
@@ -670,29 +672,53 @@ static trowel_status write_gif_folder(scumm_costume *c, const trowel_palette *pa
     return s;
 }
 
-static trowel_status convert_costume(scumm_costume *c, const uint8_t *room_rgb,
-                                     const char *target, const char *const *opts, size_t nopts,
-                                     trowel_outdir *dir)
+/* The RGB palette of c's pixels, and where it came from (c->palette_from):
+ * -O palette=FILE first, then the room palette the caller found, then the
+ * costume's own RGBS (AKOS), else the stand-in, said once. */
+static trowel_status choose_palette(scumm_costume *c, const uint8_t *room_rgb,
+                                    const char *room_from, const char *const *opts, size_t nopts,
+                                    trowel_palette *pal)
 {
-    trowel_ctx *ctx = c->ctx;
     uint8_t rgb[768];
-    trowel_status s = TROWEL_OK;
     const char *file = trowel_options_get(opts, nopts, "palette");
     if (file) {
-        trowel_palette loaded;
-        if ((s = trowel_palette_load_rgb768(ctx, file, &loaded)) != TROWEL_OK)
+        const char *kind;
+        trowel_status s = scumm_palette_load(c->ctx, file, rgb, &kind);
+        if (s != TROWEL_OK)
             return s;
-        for (unsigned i = 0; i < 256; i++)
-            memcpy(rgb + 3 * i, loaded.rgba[i], 3);
+        snprintf(c->palette_from, sizeof c->palette_from, "palette=%s (%s)", file, kind);
+        if (!scumm_palette_usable(c, rgb) && c->warnings++ < 8)
+            trowel_warn(c->ctx, TROWEL_NO_OFFSET,
+                        "palette=%s draws every colour of this costume the same", file);
     } else if (room_rgb) {
         memcpy(rgb, room_rgb, 768);
+        snprintf(c->palette_from, sizeof c->palette_from, "%s", room_from ? room_from : "room");
     } else if (c->has_rgbs) {
         memcpy(rgb, c->rgbs, 768);
+        snprintf(c->palette_from, sizeof c->palette_from, "the costume's RGBS block");
     } else {
-        scumm_default_room_palette(rgb);
+        scumm_standalone_palette(c, pal);
+        snprintf(c->palette_from, sizeof c->palette_from,
+                 "stand-in: costume colour k drawn as EGA colour k (no room palette)");
+        trowel_warn(c->ctx, TROWEL_NO_OFFSET,
+                    "no room palette: colours are a stand-in (costume colour k as EGA colour "
+                    "k); -O palette=FILE takes a room's CLUT/PALS/APAL, a PNG or GIF, or 768 "
+                    "bytes of RGB");
+        return TROWEL_OK;
     }
+    scumm_costume_palette(c, rgb, pal);
+    return TROWEL_OK;
+}
+
+trowel_status scumm_costume_convert(scumm_costume *c, const uint8_t *room_rgb,
+                                    const char *room_from, const char *target,
+                                    const char *const *opts, size_t nopts, trowel_outdir *dir)
+{
+    trowel_ctx *ctx = c->ctx;
     trowel_palette pal;
-    scumm_costume_palette(c, rgb, &pal);
+    trowel_status s = choose_palette(c, room_rgb, room_from, opts, nopts, &pal);
+    if (s != TROWEL_OK)
+        return s;
     unsigned long columns = 0, delay = 10;
     if ((s = trowel_image_option_uint(ctx, opts, nopts, "columns", 4096, &columns, NULL)) ||
         (s = trowel_image_option_uint(ctx, opts, nopts, "delay", 65535, &delay, NULL)))
@@ -710,21 +736,12 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
                                            trowel_outdir *dir)
 {
     costume_state *st = a->priv;
-    return convert_costume(&st->c, NULL, target, opts, nopts, dir);
+    return scumm_costume_convert(&st->c, NULL, NULL, target, opts, nopts, dir);
 }
 
-trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                          const uint8_t *room_rgb, const char *folder,
-                                          const char *target, const char *const *opts,
-                                          size_t nopts, trowel_outdir *dir)
+trowel_status scumm_costume_decode_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
+                                         scumm_costume *c)
 {
-    scumm_costume c;
     bool akos = size >= 4 && memcmp(block, "AKOS", 4) == 0;
-    trowel_status s = decode_costume(ctx, block, size, akos, &c);
-    if (s != TROWEL_OK)
-        return s;
-    c.folder = folder;
-    s = convert_costume(&c, room_rgb, target, opts, nopts, dir);
-    scumm_costume_free(&c);
-    return s;
+    return decode_costume(ctx, block, size, akos, c);
 }

@@ -84,6 +84,7 @@ typedef struct res_state {
     res_entry *meta; /* per entry */
     size_t meta_cap;
     size_t structure_problems; /* found at open: damaged nesting */
+    bool palette_said[ROOM_SLOTS]; /* convert: this room's fallback palette was named */
 } res_state;
 
 /* ------------------------------------------------------------ blocks */
@@ -775,31 +776,104 @@ static bool wanted(const trowel_archive *a, size_t i, long number, const char *n
            (number < 0 || st->meta[i].number == number);
 }
 
+/* The entry index of room's ROOM block, or SIZE_MAX. */
+static size_t room_entry(const trowel_archive *a, int room)
+{
+    const res_state *st = a->priv;
+    for (size_t i = 0; i < a->entry_count; i++)
+        if (st->meta[i].room == room && st->meta[i].room_block == i)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Room room's palette, quietly: false when it has none. */
+static bool try_room_palette(trowel_archive *a, int room, uint8_t rgb[768])
+{
+    size_t e = room_entry(a, room);
+    if (e == SIZE_MAX)
+        return false;
+    trowel_error saved = a->ctx->last_error;
+    bool ok = trowel_scumm_room_palette(a, e, rgb) == TROWEL_OK;
+    a->ctx->last_error = saved;
+    return ok;
+}
+
+/* The room palette for costume c of entry i (see the format notes):
+ * -O room=N, else its own room's when it shows the costume, else the
+ * first room's that does (said once per room), else none (rgb NULL: the
+ * stand-in). from says whose, for costume.json. */
+static trowel_status pick_palette(trowel_archive *a, size_t i, const scumm_costume *c,
+                                  long chosen, uint8_t rgb[768], bool *found, char *from,
+                                  size_t cap)
+{
+    res_state *st = a->priv;
+    int own = st->meta[i].room;
+    *found = false;
+    if (chosen >= 0) {
+        if (!try_room_palette(a, (int)chosen, rgb))
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%ld: no such room, or it has no palette", chosen);
+        snprintf(from, cap, "room %ld (-O room=%ld)", chosen, chosen);
+        *found = true;
+        return TROWEL_OK;
+    }
+    bool has_own = own >= 0 && try_room_palette(a, own, rgb);
+    if (has_own && scumm_palette_usable(c, rgb)) {
+        snprintf(from, cap, "room %d (the costume's own)", own);
+        *found = true;
+        return TROWEL_OK;
+    }
+    for (int k = 0; k < ROOM_SLOTS; k++) {
+        if (k == own || !st->room_offset[k] || !try_room_palette(a, k, rgb) ||
+            !scumm_palette_usable(c, rgb))
+            continue;
+        snprintf(from, cap, "room %d (room %d's palette %s)", k, own,
+                 has_own ? "draws it in one colour" : "is missing");
+        if (own >= 0 && own < ROOM_SLOTS && !st->palette_said[own]) {
+            st->palette_said[own] = true;
+            trowel_warn(a->ctx, TROWEL_NO_OFFSET,
+                        "room %d's palette %s; its costumes use room %d's (-O room=N or -O "
+                        "palette=FILE picks another)",
+                        own, has_own ? "draws them in one colour" : "is missing", k);
+        }
+        *found = true;
+        return TROWEL_OK;
+    }
+    return TROWEL_OK; /* no room shows it: the converter's stand-in, warned there */
+}
+
 /* Reads costume entry i and writes it into its folder (the entry name
- * without its extension: room06/cost002/...) with its room's palette. */
-static trowel_status convert_one(trowel_archive *a, size_t i, const char *target,
+ * without its extension: room06/cost002/...) with a room palette. */
+static trowel_status convert_one(trowel_archive *a, size_t i, long room, const char *target,
                                  const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
     trowel_ctx *ctx = a->ctx;
-    uint8_t rgb[768];
-    trowel_status s = trowel_scumm_room_palette(a, i, rgb);
+    trowel_sink *sink;
+    trowel_status s = trowel_sink_open_memory(ctx, &sink);
     if (s != TROWEL_OK)
         return s;
-    trowel_sink *sink;
-    if ((s = trowel_sink_open_memory(ctx, &sink)) != TROWEL_OK)
-        return s;
-    s = res_read_entry(a, i, sink);
-    if (s == TROWEL_OK) {
-        char folder[256];
-        snprintf(folder, sizeof folder, "%s", a->entries[i].name);
-        char *dot = strrchr(folder, '.');
-        if (dot)
-            *dot = '\0';
+    scumm_costume c;
+    if ((s = res_read_entry(a, i, sink)) == TROWEL_OK) {
         size_t n;
         const uint8_t *data = trowel_sink_data(sink, &n);
-        s = scumm_costume_convert_block(ctx, data, n, rgb, folder, target, opts, nopts, dir);
+        s = scumm_costume_decode_block(ctx, data, n, &c);
     }
     trowel_sink_discard(sink);
+    if (s != TROWEL_OK)
+        return s;
+    char folder[256], from[160] = "";
+    snprintf(folder, sizeof folder, "%s", a->entries[i].name);
+    char *dot = strrchr(folder, '.');
+    if (dot)
+        *dot = '\0';
+    c.folder = folder;
+    uint8_t rgb[768];
+    bool found = false;
+    if (!trowel_options_get(opts, nopts, "palette"))
+        s = pick_palette(a, i, &c, room, rgb, &found, from, sizeof from);
+    if (s == TROWEL_OK)
+        s = scumm_costume_convert(&c, found ? rgb : NULL, from, target, opts, nopts, dir);
+    scumm_costume_free(&c);
     return s;
 }
 
@@ -845,7 +919,20 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
     const res_state *st = a->priv;
     const char *text = trowel_options_get(opts, nopts, "costume");
     const char *name = trowel_options_get(opts, nopts, "entry");
-    long number = -1;
+    const char *room_text = trowel_options_get(opts, nopts, "room");
+    long number = -1, room = -1;
+    if (room_text) {
+        char *end;
+        errno = 0;
+        room = strtol(room_text, &end, 10);
+        if (end == room_text || *end || errno || room < 0 || room >= ROOM_SLOTS)
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%s: not a room number (0 to 255)", room_text);
+        if (trowel_options_get(opts, nopts, "palette"))
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%s and palette=FILE both choose the palette: give one",
+                               room_text);
+    }
     if (text) {
         char *end;
         errno = 0;
@@ -860,7 +947,7 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
             continue;
         tried++;
         trowel_set_entry(a->ctx, a->entries[i].name); /* errors name the costume */
-        trowel_status s = convert_one(a, i, target, opts, nopts, dir);
+        trowel_status s = convert_one(a, i, room, target, opts, nopts, dir);
         if (s != TROWEL_OK && !costume_damage(s)) {
             trowel_set_entry(a->ctx, NULL);
             return s; /* the output, memory or an option: no use going on */
@@ -892,6 +979,8 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
 static const trowel_option_info res_options[] = {
     {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif"},
     {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif"},
+    {"room", "N", "colours from room N's palette (default: the costume's room, or else the "
+                  "first room whose palette shows it)", "png gif"},
     SCUMM_COSTUME_OPTIONS,
     {NULL, NULL, NULL, NULL}};
 
