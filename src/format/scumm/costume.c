@@ -351,7 +351,8 @@ static json_object *anims_json(scumm_costume *c)
 
 /* The costume as JSON: the atlas when sheet is given (file names and sheet
  * cells), else the structure with offsets. */
-static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
+static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet,
+                                 const trowel_palette *rgb)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "format",
@@ -374,6 +375,16 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
     json_object_object_add(o, "palette", pal);
     if (sheet && c->palette_from[0])
         json_object_object_add(o, "palette_from", json_object_new_string(c->palette_from));
+    if (rgb && !c->raw_colours) { /* the pictures' colours, for create's RGBA frames */
+        json_object *hex = json_object_new_array();
+        for (unsigned i = 0; i < c->colours; i++) {
+            char text[8];
+            snprintf(text, sizeof text, "%02x%02x%02x", rgb->rgba[i][0], rgb->rgba[i][1],
+                     rgb->rgba[i][2]);
+            json_object_array_add(hex, json_object_new_string(text));
+        }
+        json_object_object_add(o, "palette_rgb", hex);
+    }
     if (sheet) {
         json_object *sh = json_object_new_object();
         json_object_object_add(sh, "file", json_object_new_string("sheet.png"));
@@ -444,7 +455,7 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
 trowel_status scumm_costume_structure(trowel_archive *a, json_object *root)
 {
     costume_state *st = a->priv;
-    json_object_object_add(root, "structure", costume_json(&st->c, NULL));
+    json_object_object_add(root, "structure", costume_json(&st->c, NULL, NULL));
     return TROWEL_OK;
 }
 
@@ -510,7 +521,7 @@ static trowel_status write_png_folder(scumm_costume *c, const trowel_palette *pa
     }
     if (s != TROWEL_OK)
         return s;
-    json_object *atlas = costume_json(c, c->picture_count ? &sheet : NULL);
+    json_object *atlas = costume_json(c, c->picture_count ? &sheet : NULL, pal);
     const char *text = json_object_to_json_string_ext(
         atlas, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_sink *out;
