@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # AKOS costumes beyond the corpus costume itself: the AKSQ walker and
 # disassembler stay inside the block (a command whose operands end the
-# block: santa.akos with AKSQ = C0 A3 05, issue 22.1).
+# block: santa.akos with AKSQ = C0 A3 05, issue 22.1); codec 16 cels with
+# every kind of code, repeats longer than 127 pixels included, decode pixel
+# for pixel as tests/tools/akos_codec16.py (written from the notes) does.
 . "${BASH_SOURCE%/*}/lib.sh"
 
 R7="$TROWEL_CORPUS/scumm/road7"
@@ -31,5 +33,13 @@ run "$TROWEL" convert c0a1.akos --to json -o c0a1.json
 assert_rc "C0A1 cut by the end of AKSQ: converts" 0
 assert_json_eq "C0A1 cut: reported" c0a1.json '.structure.aksq[0].error' "unknown or cut opcode"
 assert_json_eq "C0A1 cut: its bytes" c0a1.json '.structure.aksq[0].bytes' '[192,161,5]'
+
+# --- codec 16: every code, checked pixel by pixel against the tool's decoder
+python3 "$TOOLS/akos_codec16.py" make "$R7/santa.akos" c16.akos c16.hex
+run "$TROWEL" convert c16.akos --to png -o c16
+assert_rc "codec 16 cel: converts" 0
+assert_json_eq "codec 16 cel: 20 wide" c16/costume.json '.pictures[0].w' 20
+assert_eq "codec 16 cel: the pixels the independent decoder gives" "$(cat c16.hex)" \
+    "$(python3 "$TOOLS/akos_codec16.py" png c16/pic_000.png)"
 
 finish
