@@ -42,4 +42,17 @@ assert_json_eq "codec 16 cel: 20 wide" c16/costume.json '.pictures[0].w' 20
 assert_eq "codec 16 cel: the pixels the independent decoder gives" "$(cat c16.hex)" \
     "$(python3 "$TOOLS/akos_codec16.py" png c16/pic_000.png)"
 
+# --- a short RGBS (96 colours, not 256) is still the costume's palette
+rgbs=$(python3 -c 'print(bytes((i * 5 + 1) % 256 for i in range(288)).hex())')
+python3 "$TOOLS/akos_replace_block.py" "$R7/santa.akos" rgbs.akos RGBS "$rgbs"
+run "$TROWEL" convert rgbs.akos --to png -o rgbs
+assert_rc "short RGBS: converts" 0
+assert_eq "short RGBS: no stand-in warning" "" "$ERR"
+assert_json_eq "short RGBS: said" rgbs/costume.json .palette_from "the costume's RGBS block"
+akpl1=$(json_get rgbs/costume.json '.palette[1]')
+want=$(python3 -c 'import sys; k = int(sys.argv[1])
+print("%02x%02x%02x" % tuple((i * 5 + 1) % 256 for i in range(3 * k, 3 * k + 3)))' "$akpl1")
+assert_json_eq "short RGBS: colour 1 is RGBS entry AKPL[1] ($akpl1)" rgbs/costume.json \
+    '.palette_rgb[1]' "$want"
+
 finish

@@ -1,6 +1,7 @@
 """akos_replace_block.py IN OUT TAG HEXBYTES: writes IN (an AKOS block) to
-OUT with the data of its child block TAG replaced by HEXBYTES, fixing the
-child's and the AKOS block's sizes (big-endian, header included)."""
+OUT with the data of its child block TAG replaced by HEXBYTES (or such a
+block added at the end when IN has none), fixing the child's and the AKOS
+block's sizes (big-endian, header included)."""
 import struct
 import sys
 
@@ -16,5 +17,6 @@ while p + 8 <= len(d):
     else:
         out += d[p:p + n]
     p += n
-assert found, "no %s block" % tag.decode()
+if not found:
+    out += tag + struct.pack(">I", 8 + len(data)) + data
 open(dst, "wb").write(b"AKOS" + struct.pack(">I", 8 + len(out)) + out)
