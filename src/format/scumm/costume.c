@@ -48,21 +48,6 @@ static trowel_status decode_costume(trowel_ctx *ctx, const uint8_t *data, size_t
     return akos ? scumm_akos_decode(ctx, data, size, c) : scumm_cost_decode(ctx, data, size, c);
 }
 
-void scumm_default_room_palette(uint8_t rgb[768])
-{
-    static const uint8_t ega[16][3] = {
-        {0, 0, 0},       {0, 0, 170},     {0, 170, 0},     {0, 170, 170},
-        {170, 0, 0},     {170, 0, 170},   {170, 85, 0},    {170, 170, 170},
-        {85, 85, 85},    {85, 85, 255},   {85, 255, 85},   {85, 255, 255},
-        {255, 85, 85},   {255, 85, 255},  {255, 255, 85},  {255, 255, 255}};
-    for (unsigned i = 0; i < 256; i++) {
-        if (i < 16)
-            memcpy(rgb + 3 * i, ega[i], 3);
-        else
-            memset(rgb + 3 * i, (int)i, 3);
-    }
-}
-
 void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
                            trowel_palette *pal)
 {

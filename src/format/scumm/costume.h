@@ -119,15 +119,14 @@ trowel_status scumm_costume_decode_with(trowel_ctx *ctx, const uint8_t *data, si
 size_t scumm_limb_steps(scumm_costume *c, const scumm_anim *a, unsigned limb, scumm_step *steps,
                         size_t max, bool *loops);
 
-/* The default room palette: the 16 EGA colours, then a grey ramp where
- * room colour c is (c, c, c). */
-void scumm_default_room_palette(uint8_t rgb[768]);
-
 /* palette.c: -O palette=FILE (a CLUT, APAL or PALS block as extract writes
  * it, 768 bytes of RGB, an indexed PNG, a GIF), opened through the open
  * hook; *kind says which it was. */
 trowel_status scumm_palette_load(trowel_ctx *ctx, const char *path, uint8_t rgb[768],
                                  const char **kind);
+/* The same from the bytes of such a file (path names it in messages). */
+trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const uint8_t *d,
+                                       size_t n, uint8_t rgb[768], const char **kind);
 /* Does rgb (a room palette) show c: do the colours c draws map to at least
  * two different RGB values? (An all-black room palette does not.) */
 bool scumm_palette_usable(const scumm_costume *c, const uint8_t rgb[768]);

@@ -80,8 +80,7 @@ static bool from_gif(const uint8_t *d, size_t n, uint8_t rgb[768])
     return true;
 }
 
-/* What the bytes of a palette file hold; *kind names it for the notes. */
-static trowel_status palette_from_bytes(trowel_ctx *ctx, const char *path, const uint8_t *d,
+trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const uint8_t *d,
                                         size_t n, uint8_t rgb[768], const char **kind)
 {
     bool block = n >= 8 && be32(d + 4) == n;
@@ -151,7 +150,7 @@ trowel_status scumm_palette_load(trowel_ctx *ctx, const char *path, uint8_t rgb[
         s = trowel_reader_load(&r, &d, &n);
     trowel_input_close(in);
     if (s == TROWEL_OK)
-        s = palette_from_bytes(ctx, path, d, n, rgb, kind);
+        s = scumm_palette_from_bytes(ctx, path, d, n, rgb, kind);
     trowel_mem_free(ctx, d);
     return s;
 }
