@@ -827,8 +827,11 @@ static trowel_status pick_palette(trowel_archive *a, size_t i, const scumm_costu
         if (k == own || !st->room_offset[k] || !try_room_palette(a, k, rgb) ||
             !scumm_palette_usable(c, rgb))
             continue;
-        snprintf(from, cap, "room %d (room %d's palette %s)", k, own,
-                 has_own ? "draws it in one colour" : "is missing");
+        if (own < 0)
+            snprintf(from, cap, "room %d (its own room has no number in LOFF)", k);
+        else
+            snprintf(from, cap, "room %d (room %d's palette %s)", k, own,
+                     has_own ? "draws it in one colour" : "is missing");
         if (own >= 0 && own < ROOM_SLOTS && !st->palette_said[own]) {
             st->palette_said[own] = true;
             trowel_warn(a->ctx, TROWEL_NO_OFFSET,
