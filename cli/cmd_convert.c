@@ -134,6 +134,7 @@ static const cli_option convert_options[] = {
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a conversion option (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
+    {OPT_VERBOSE, 'v', "verbose", NULL, "print notes too (every problem, not only the first)"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 

@@ -21,9 +21,12 @@ static void scumm_fuzz_walk(scumm_costume *c)
         }
     json_object_put(scumm_aksq_disassemble(c));
     uint8_t rgb[768];
-    scumm_default_room_palette(rgb);
+    for (unsigned i = 0; i < 768; i++)
+        rgb[i] = (uint8_t)(i * 7);
     trowel_palette pal;
     scumm_costume_palette(c, rgb, &pal);
+    if (!scumm_palette_usable(c, rgb))
+        scumm_standalone_palette(c, &pal);
     for (size_t i = 0; i < c->picture_count && i < 8; i++) {
         const scumm_picture *p = &c->pictures[i];
         trowel_sink *out;

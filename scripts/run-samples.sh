@@ -346,8 +346,10 @@ done
 } >scumm/src/costume.json
 show "$trowel" create -t scumm-cost -o scumm/walker.cost -C scumm/src .
 show "$trowel" info scumm/walker.cost
-show "$trowel" convert scumm/walker.cost --to png -o scumm/png
-show "$trowel" convert scumm/walker.cost --to gif -O delay=20 -o scumm/gif
+# Its colours are room colours 0-15: the frames' own PNG palette gives them.
+show "$trowel" convert scumm/walker.cost --to png -O palette=scumm/src/pic_000.png -o scumm/png
+show "$trowel" convert scumm/walker.cost --to gif -O delay=20 -O palette=scumm/src/pic_000.png \
+  -o scumm/gif
 ls scumm/png scumm/gif
 # The folder convert wrote builds the same costume again.
 "$trowel" create -t scumm-cost -o scumm/again.cost -C scumm/png .

@@ -379,7 +379,45 @@ typedef struct png_reading {
     uint32_t w, h;
     trowel_palette *pal;
     bool not_indexed;
+    bool rgba; /* any PNG, as 8-bit RGBA (4 bytes a pixel); pal unused */
 } png_reading;
+
+/* Any colour type and depth to 8-bit RGBA (palettes and tRNS expanded,
+ * grey to RGB, an opaque alpha added where there is none). */
+static void read_rgba_transforms(png_structp png, png_infop info, int type, int depth)
+{
+    if (type == PNG_COLOR_TYPE_PALETTE || png_get_valid(png, info, PNG_INFO_tRNS) ||
+        (type == PNG_COLOR_TYPE_GRAY && depth < 8))
+        png_set_expand(png);
+    if (depth == 16)
+        png_set_strip_16(png);
+    if (type == PNG_COLOR_TYPE_GRAY || type == PNG_COLOR_TYPE_GRAY_ALPHA)
+        png_set_gray_to_rgb(png);
+    if (!(type & PNG_COLOR_MASK_ALPHA) && !png_get_valid(png, info, PNG_INFO_tRNS))
+        png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+    (void)png_set_interlace_handling(png);
+}
+
+/* The rows, bytes_per_pixel each pixel, into rd->pixels. */
+static void read_pixels(png_structp png, png_infop info, png_reading *rd, png_uint_32 w,
+                        png_uint_32 h, unsigned bytes_per_pixel)
+{
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != (size_t)w * bytes_per_pixel)
+        png_error(png, "unexpected row size after conversion");
+    rd->w = w;
+    rd->h = h;
+    rd->pixels = trowel_mem_alloc(rd->job.ctx, (size_t)w * h * bytes_per_pixel);
+    rd->rows = rd->pixels ? trowel_mem_alloc(rd->job.ctx, h * sizeof *rd->rows) : NULL;
+    if (!rd->rows) {
+        rd->job.status = rd->job.ctx->last_error.status;
+        png_error(png, "out of memory");
+    }
+    for (png_uint_32 y = 0; y < h; y++)
+        rd->rows[y] = rd->pixels + (size_t)y * w * bytes_per_pixel;
+    png_read_image(png, rd->rows);
+    png_read_end(png, NULL);
+}
 
 static void read_image(png_structp png, png_infop info, png_reading *rd)
 {
@@ -388,12 +426,18 @@ static void read_image(png_structp png, png_infop info, png_reading *rd)
     png_uint_32 w, h;
     int depth, type;
     png_get_IHDR(png, info, &w, &h, &depth, &type, NULL, NULL, NULL);
-    if (type != PNG_COLOR_TYPE_PALETTE) {
+    if (rd->rgba) {
+        read_rgba_transforms(png, info, type, depth);
+    } else if (type != PNG_COLOR_TYPE_PALETTE) {
         rd->not_indexed = true;
         png_error(png, "not an indexed PNG");
     }
     if (w == 0 || h == 0 || w > TROWEL_PNG_MAX_SIDE || h > TROWEL_PNG_MAX_SIDE)
         png_error(png, "image sides out of range");
+    if (rd->rgba) {
+        read_pixels(png, info, rd, w, h, 4);
+        return;
+    }
     if (depth < 8)
         png_set_packing(png);
     png_colorp plte;
@@ -411,19 +455,7 @@ static void read_image(png_structp png, png_infop info, png_reading *rd)
         rd->pal->rgba[i][2] = plte[i].blue;
         rd->pal->rgba[i][3] = i < ntrns ? trns[i] : 255;
     }
-    png_read_update_info(png, info);
-    rd->w = w;
-    rd->h = h;
-    rd->pixels = trowel_mem_alloc(rd->job.ctx, (size_t)w * h);
-    rd->rows = rd->pixels ? trowel_mem_alloc(rd->job.ctx, h * sizeof *rd->rows) : NULL;
-    if (!rd->rows) {
-        rd->job.status = rd->job.ctx->last_error.status;
-        png_error(png, "out of memory");
-    }
-    for (png_uint_32 y = 0; y < h; y++)
-        rd->rows[y] = rd->pixels + (size_t)y * w;
-    png_read_image(png, rd->rows);
-    png_read_end(png, NULL);
+    read_pixels(png, info, rd, w, h, 1);
 }
 
 static bool run_read(png_structp png, png_infop info, png_reading *rd)
@@ -435,12 +467,12 @@ static bool run_read(png_structp png, png_infop info, png_reading *rd)
     return false;
 }
 
-trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
-                                      size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
-                                      trowel_palette *pal)
+static trowel_status read_png(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                              size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
+                              trowel_palette *pal, bool rgba)
 {
     *pixels = NULL;
-    png_reading rd = {.job = {.ctx = ctx}, .src = {data, size, 0}, .pal = pal};
+    png_reading rd = {.job = {.ctx = ctx}, .src = {data, size, 0}, .pal = pal, .rgba = rgba};
     png_structp png = new_reader(&rd.job);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     bool ok = info && run_read(png, info, &rd);
@@ -460,4 +492,17 @@ trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const u
         return rd.job.status;
     return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "%s: %s", name,
                        rd.job.message[0] ? rd.job.message : "not a PNG");
+}
+
+trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                      size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
+                                      trowel_palette *pal)
+{
+    return read_png(ctx, name, data, size, pixels, w, h, pal, false);
+}
+
+trowel_status trowel_png_read_rgba(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                   size_t size, uint8_t **rgba, uint32_t *w, uint32_t *h)
+{
+    return read_png(ctx, name, data, size, rgba, w, h, NULL, true);
 }

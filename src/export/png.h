@@ -44,6 +44,11 @@ trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t 
 trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
                                       size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,
                                       trowel_palette *pal);
+/* Reads any PNG from memory as 8-bit RGBA: *rgba (trowel_mem_alloc, 4
+ * bytes a pixel, row after row; no alpha channel reads as 255). Broken
+ * PNGs are TROWEL_ERR_CORRUPT. */
+trowel_status trowel_png_read_rgba(trowel_ctx *ctx, const char *name, const uint8_t *data,
+                                   size_t size, uint8_t **rgba, uint32_t *w, uint32_t *h);
 
 /* A sheet: frames placed left to right in rows of `columns` cells, every
  * cell as large as the largest frame, frame i's top left corner at

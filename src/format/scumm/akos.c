@@ -329,9 +329,9 @@ static trowel_status decode(scumm_costume *c, const uint8_t *d, size_t n)
         for (unsigned i = 0; i < 256; i++)
             c->palette[i] = (uint8_t)i;
     }
-    if (b.rgbs.found && b.rgbs.size >= 768) {
+    if (b.rgbs.found && b.rgbs.size >= 3) { /* the seed: "a list of 8 bits triplets" */
         c->has_rgbs = true;
-        memcpy(c->rgbs, d + b.rgbs.at, 768);
+        memcpy(c->rgbs, d + b.rgbs.at, b.rgbs.size < 768 ? b.rgbs.size / 3 * 3 : 768);
     }
     c->cmd_count = b.aksq.size;
     c->cmds_offset = b.aksq.at;

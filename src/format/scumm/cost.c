@@ -306,7 +306,15 @@ static trowel_status decode(scumm_costume *c, const uint8_t *d, size_t n)
     const uint8_t *b = d + c->base;
     if (c->size < 8)
         return corrupt(c, 0, "the header is cut short");
-    c->anim_count = (size_t)b[6] + 1;
+    /* The seed: "size: 32le, can be 0 (see num anim) ... if(size)
+     * num_anim++". LucasArts' own v6 costumes often store 0, and then the
+     * table has exactly b[6] offsets: the next slot is the first
+     * animation's limb mask. (v5's base lies inside the block header, whose
+     * bytes are never all zero.) */
+    uint32_t size_field = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                          (uint32_t)b[3] << 24;
+    c->size_field = size_field;
+    c->anim_count = (size_t)b[6] + (size_field != 0);
     c->format = b[7];
     unsigned f = c->format & 0x7F;
     if (f < 0x58 || f > 0x61 || (f > 0x59 && f < 0x60))

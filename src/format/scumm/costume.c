@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint16_t le16_at(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
 static const char *const direction_names[8] = {"W", "E", "S", "N", "SW", "SE", "NW", "NE"};
 
@@ -49,21 +48,6 @@ static trowel_status decode_costume(trowel_ctx *ctx, const uint8_t *data, size_t
     return akos ? scumm_akos_decode(ctx, data, size, c) : scumm_cost_decode(ctx, data, size, c);
 }
 
-void scumm_default_room_palette(uint8_t rgb[768])
-{
-    static const uint8_t ega[16][3] = {
-        {0, 0, 0},       {0, 0, 170},     {0, 170, 0},     {0, 170, 170},
-        {170, 0, 0},     {170, 0, 170},   {170, 85, 0},    {170, 170, 170},
-        {85, 85, 85},    {85, 85, 255},   {85, 255, 85},   {85, 255, 255},
-        {255, 85, 85},   {255, 85, 255},  {255, 255, 85},  {255, 255, 255}};
-    for (unsigned i = 0; i < 256; i++) {
-        if (i < 16)
-            memcpy(rgb + 3 * i, ega[i], 3);
-        else
-            memset(rgb + 3 * i, (int)i, 3);
-    }
-}
-
 void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
                            trowel_palette *pal)
 {
@@ -78,70 +62,6 @@ void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
 }
 
 /* ------------------------------------------------------------ sequences */
-
-/* AKOS opcode lengths in bytes (opcode included); 0: unknown. */
-static unsigned aksq_length(const scumm_costume *c, uint32_t at, uint16_t code)
-{
-    switch (code) {
-    case 0xC001: case 0xC0FF: case 0xC060: case 0xC061: case 0xC086: case 0xC09F:
-        return 2;
-    case 0xC015: case 0xC042: case 0xC044: case 0xC050: case 0xC080: case 0xC081:
-    case 0xC083: case 0xC088: case 0xC08B: case 0xC08C: case 0xC08D: case 0xC0A3:
-        return 3;
-    case 0xC030: case 0xC08A: case 0xC084: case 0xC0A0: case 0xC0A1: case 0xC0A2:
-    case 0xC0A4: case 0xC0A5: case 0xC08E:
-        return 4;
-    case 0xC010: case 0xC016: case 0xC017: case 0xC018: case 0xC019: case 0xC031:
-    case 0xC040: case 0xC090: case 0xC091: case 0xC092: case 0xC093: case 0xC094: case 0xC095:
-        return 5;
-    case 0xC085: case 0xC087:
-        return 6;
-    case 0xC070: case 0xC071: case 0xC072: case 0xC073: case 0xC074: case 0xC075: case 0xC082:
-        return 7;
-    case 0xC089:
-        return 8;
-    case 0xC021: case 0xC022: case 0xC045: case 0xC046: case 0xC047: case 0xC048:
-        return at + 2 < c->cmd_count && c->cmds[at + 2] >= 3 ? c->cmds[at + 2] : 0;
-    case 0xC020: case 0xC025: {
-        uint32_t p = at + (code == 0xC025 ? 7 : 3);
-        if (p > c->cmd_count || p < 1)
-            return 0;
-        unsigned count = c->cmds[p - 1];
-        for (unsigned i = 0; i < count; i++) {
-            p += 4;
-            if (p >= c->cmd_count)
-                return 0;
-            p += (c->cmds[p] & 0x80) ? 2 : 1;
-        }
-        return p - at;
-    }
-    default:
-        return 0;
-    }
-}
-
-/* The code at `at` (a byte below 0x80, or a big-endian word), and its
- * length; false past the stream. */
-static bool aksq_code(const scumm_costume *c, uint32_t at, uint16_t *code, unsigned *len)
-{
-    if (at >= c->cmd_count)
-        return false;
-    if (!(c->cmds[at] & 0x80)) {
-        *code = c->cmds[at];
-        *len = 1;
-        return true;
-    }
-    if (at + 1 >= c->cmd_count)
-        return false;
-    *code = (uint16_t)(c->cmds[at] << 8 | c->cmds[at + 1]);
-    *len = (*code & 0xC000) == 0xC000 ? aksq_length(c, at, *code) : 2;
-    return *len != 0 && at + *len <= c->cmd_count;
-}
-
-static bool is_cel(uint16_t code)
-{
-    return code < 0x80 || (code & 0xF000) == 0x8000;
-}
 
 static size_t cost_steps(scumm_costume *c, const scumm_limb_def *d, unsigned limb,
                          scumm_step *steps, size_t max)
@@ -181,7 +101,7 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
                             d->start, SCUMM_MAX_AKSQ_STEPS);
             break;
         }
-        if (!aksq_code(c, pos, &code, &len)) {
+        if (!scumm_aksq_code(c, pos, &code, &len)) {
             if (c->warnings++ < 8)
                 trowel_warn(c->ctx, TROWEL_NO_OFFSET,
                             "AKOS: sequence position %lu is outside AKSQ; restarting",
@@ -191,10 +111,10 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
             *loops = true;
             break;
         }
-        if (is_cel(code) || code == 0xC001 || code == 0xC0FF) {
+        if (scumm_aksq_is_cel(code) || code == 0xC001 || code == 0xC0FF) {
             steps[n].code = code;
             steps[n].at = pos;
-            steps[n].picture = is_cel(code) && (code & 0xFFF) < c->picture_count
+            steps[n].picture = scumm_aksq_is_cel(code) && (code & 0xFFF) < c->picture_count
                                    ? (uint32_t)(code & 0xFFF)
                                    : SCUMM_NO_PICTURE;
             n++;
@@ -210,8 +130,8 @@ static size_t akos_steps(scumm_costume *c, const scumm_limb_def *d, scumm_step *
                 break; /* loops back to start */
             continue;
         }
-        if (code == 0xC030) { /* GoToState */
-            uint32_t to = le16_at(c->cmds + pos + 2);
+        uint32_t to;
+        if (code == 0xC030 && scumm_aksq_target(c, pos, code, len, &to)) { /* GoToState */
             if (to >= c->cmd_count) {
                 if (c->warnings++ < 8)
                     trowel_warn(c->ctx, TROWEL_NO_OFFSET,
@@ -416,7 +336,8 @@ static json_object *anims_json(scumm_costume *c)
 
 /* The costume as JSON: the atlas when sheet is given (file names and sheet
  * cells), else the structure with offsets. */
-static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
+static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet,
+                                 const trowel_palette *rgb)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "format",
@@ -427,6 +348,8 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
         json_object_object_add(o, "codec", jint(c->codec));
     } else {
         json_object_object_add(o, "format_byte", jint(c->format));
+        if (c->size_field == 0) /* no extra animation slot (create keeps it so) */
+            json_object_object_add(o, "size_field", jint(0));
     }
     json_object_object_add(o, "colours", jint(c->colours));
     json_object_object_add(o, "never_mirror", json_object_new_boolean(c->never_mirror));
@@ -435,6 +358,18 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
     for (unsigned i = 0; !c->raw_colours && i < c->colours; i++)
         json_object_array_add(pal, jint(c->palette[i]));
     json_object_object_add(o, "palette", pal);
+    if (sheet && c->palette_from[0])
+        json_object_object_add(o, "palette_from", json_object_new_string(c->palette_from));
+    if (rgb && !c->raw_colours) { /* the pictures' colours, for create's RGBA frames */
+        json_object *hex = json_object_new_array();
+        for (unsigned i = 0; i < c->colours; i++) {
+            char text[8];
+            snprintf(text, sizeof text, "%02x%02x%02x", rgb->rgba[i][0], rgb->rgba[i][1],
+                     rgb->rgba[i][2]);
+            json_object_array_add(hex, json_object_new_string(text));
+        }
+        json_object_object_add(o, "palette_rgb", hex);
+    }
     if (sheet) {
         json_object *sh = json_object_new_object();
         json_object_object_add(sh, "file", json_object_new_string("sheet.png"));
@@ -505,7 +440,7 @@ static json_object *costume_json(scumm_costume *c, const trowel_sheet *sheet)
 trowel_status scumm_costume_structure(trowel_archive *a, json_object *root)
 {
     costume_state *st = a->priv;
-    json_object_object_add(root, "structure", costume_json(&st->c, NULL));
+    json_object_object_add(root, "structure", costume_json(&st->c, NULL, NULL));
     return TROWEL_OK;
 }
 
@@ -571,7 +506,7 @@ static trowel_status write_png_folder(scumm_costume *c, const trowel_palette *pa
     }
     if (s != TROWEL_OK)
         return s;
-    json_object *atlas = costume_json(c, c->picture_count ? &sheet : NULL);
+    json_object *atlas = costume_json(c, c->picture_count ? &sheet : NULL, pal);
     const char *text = json_object_to_json_string_ext(
         atlas, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_sink *out;
@@ -733,29 +668,53 @@ static trowel_status write_gif_folder(scumm_costume *c, const trowel_palette *pa
     return s;
 }
 
-static trowel_status convert_costume(scumm_costume *c, const uint8_t *room_rgb,
-                                     const char *target, const char *const *opts, size_t nopts,
-                                     trowel_outdir *dir)
+/* The RGB palette of c's pixels, and where it came from (c->palette_from):
+ * -O palette=FILE first, then the room palette the caller found, then the
+ * costume's own RGBS (AKOS), else the stand-in, said once. */
+static trowel_status choose_palette(scumm_costume *c, const uint8_t *room_rgb,
+                                    const char *room_from, const char *const *opts, size_t nopts,
+                                    trowel_palette *pal)
 {
-    trowel_ctx *ctx = c->ctx;
     uint8_t rgb[768];
-    trowel_status s = TROWEL_OK;
     const char *file = trowel_options_get(opts, nopts, "palette");
     if (file) {
-        trowel_palette loaded;
-        if ((s = trowel_palette_load_rgb768(ctx, file, &loaded)) != TROWEL_OK)
+        const char *kind;
+        trowel_status s = scumm_palette_load(c->ctx, file, rgb, &kind);
+        if (s != TROWEL_OK)
             return s;
-        for (unsigned i = 0; i < 256; i++)
-            memcpy(rgb + 3 * i, loaded.rgba[i], 3);
+        snprintf(c->palette_from, sizeof c->palette_from, "palette=%s (%s)", file, kind);
+        if (!scumm_palette_usable(c, rgb) && c->warnings++ < 8)
+            trowel_warn(c->ctx, TROWEL_NO_OFFSET,
+                        "palette=%s draws every colour of this costume the same", file);
     } else if (room_rgb) {
         memcpy(rgb, room_rgb, 768);
+        snprintf(c->palette_from, sizeof c->palette_from, "%s", room_from ? room_from : "room");
     } else if (c->has_rgbs) {
         memcpy(rgb, c->rgbs, 768);
+        snprintf(c->palette_from, sizeof c->palette_from, "the costume's RGBS block");
     } else {
-        scumm_default_room_palette(rgb);
+        scumm_standalone_palette(c, pal);
+        snprintf(c->palette_from, sizeof c->palette_from,
+                 "stand-in: costume colour k drawn as EGA colour k (no room palette)");
+        trowel_warn(c->ctx, TROWEL_NO_OFFSET,
+                    "no room palette: colours are a stand-in (costume colour k as EGA colour "
+                    "k); -O palette=FILE takes a room's CLUT/PALS/APAL, a PNG or GIF, or 768 "
+                    "bytes of RGB");
+        return TROWEL_OK;
     }
+    scumm_costume_palette(c, rgb, pal);
+    return TROWEL_OK;
+}
+
+trowel_status scumm_costume_convert(scumm_costume *c, const uint8_t *room_rgb,
+                                    const char *room_from, const char *target,
+                                    const char *const *opts, size_t nopts, trowel_outdir *dir)
+{
+    trowel_ctx *ctx = c->ctx;
     trowel_palette pal;
-    scumm_costume_palette(c, rgb, &pal);
+    trowel_status s = choose_palette(c, room_rgb, room_from, opts, nopts, &pal);
+    if (s != TROWEL_OK)
+        return s;
     unsigned long columns = 0, delay = 10;
     if ((s = trowel_image_option_uint(ctx, opts, nopts, "columns", 4096, &columns, NULL)) ||
         (s = trowel_image_option_uint(ctx, opts, nopts, "delay", 65535, &delay, NULL)))
@@ -773,97 +732,12 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
                                            trowel_outdir *dir)
 {
     costume_state *st = a->priv;
-    return convert_costume(&st->c, NULL, target, opts, nopts, dir);
+    return scumm_costume_convert(&st->c, NULL, NULL, target, opts, nopts, dir);
 }
 
-trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                          const uint8_t *room_rgb, const char *folder,
-                                          const char *target, const char *const *opts,
-                                          size_t nopts, trowel_outdir *dir)
+trowel_status scumm_costume_decode_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
+                                         scumm_costume *c)
 {
-    scumm_costume c;
     bool akos = size >= 4 && memcmp(block, "AKOS", 4) == 0;
-    trowel_status s = decode_costume(ctx, block, size, akos, &c);
-    if (s != TROWEL_OK)
-        return s;
-    c.folder = folder;
-    s = convert_costume(&c, room_rgb, target, opts, nopts, dir);
-    scumm_costume_free(&c);
-    return s;
-}
-
-/* ------------------------------------------------------------ AKSQ text */
-
-static const char *aksq_name(uint16_t code)
-{
-    static const struct { uint16_t code; const char *name; } names[] = {
-        {0xC001, "empty-cel"}, {0xC010, "set-var"}, {0xC015, "start-sound"},
-        {0xC016, "if-sound-in-var-running-goto"}, {0xC017, "if-sound-in-var-not-running-goto"},
-        {0xC018, "if-sound-running-goto"}, {0xC019, "if-sound-not-running-goto"},
-        {0xC020, "draw-many"}, {0xC021, "cond-draw-many"},
-        {0xC022, "cond-relative-draw-many"}, {0xC025, "relative-draw-many"},
-        {0xC030, "goto"}, {0xC031, "if-var-goto"}, {0xC040, "add-var"},
-        {0xC042, "soft-sound"}, {0xC044, "soft-var-sound"}, {0xC045, "set-user-condition"},
-        {0xC046, "set-var-to-user-condition"}, {0xC047, "set-talk-condition"},
-        {0xC048, "set-var-to-talk-condition"}, {0xC050, "start-script"}, {0xC060, "inc-var"},
-        {0xC061, "start-sound-0"}, {0xC070, "if-var-eq-goto"}, {0xC071, "if-var-ne-goto"},
-        {0xC072, "if-var-lt-goto"}, {0xC073, "if-var-le-goto"}, {0xC074, "if-var-gt-goto"},
-        {0xC075, "if-var-ge-goto"}, {0xC080, "start-anim"}, {0xC081, "start-var-anim"},
-        {0xC082, "set-var-random"}, {0xC083, "set-actor-z-clipping"},
-        {0xC084, "start-actor-anim"}, {0xC085, "set-actor-var"}, {0xC086, "hide-actor"},
-        {0xC087, "set-draw-offsets"}, {0xC088, "jump-to-offset-in-var"},
-        {0xC089, "sound-stuff"}, {0xC08A, "flip"}, {0xC08B, "start-action-on"},
-        {0xC08C, "start-script-var"}, {0xC08D, "start-sound-var"},
-        {0xC08E, "display-aux-frame"}, {0xC090, "if-var-eq-do"}, {0xC091, "if-var-ne-do"},
-        {0xC092, "if-var-lt-do"}, {0xC093, "if-var-le-do"}, {0xC094, "if-var-gt-do"},
-        {0xC095, "if-var-ge-do"}, {0xC09F, "end-if-do"}, {0xC0A0, "start-actor-talkie"},
-        {0xC0A1, "if-talking-goto"}, {0xC0A2, "if-not-talking-goto"},
-        {0xC0A3, "start-talkie-in-var"}, {0xC0A4, "if-any-talking-goto"},
-        {0xC0A5, "if-not-any-talking-goto"}, {0xC0FF, "end-sequence"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
-    return NULL;
-}
-
-json_object *scumm_aksq_disassemble(const scumm_costume *c)
-{
-    json_object *arr = json_object_new_array();
-    for (uint32_t at = 0; at < c->cmd_count;) {
-        uint16_t code;
-        unsigned len;
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "at", jint(at));
-        if (!aksq_code(c, at, &code, &len)) {
-            json_object_object_add(o, "error", json_object_new_string("unknown or cut opcode"));
-            json_object *rest = json_object_new_array();
-            for (uint32_t i = at; i < c->cmd_count && i < at + 16; i++)
-                json_object_array_add(rest, jint(c->cmds[i]));
-            json_object_object_add(o, "bytes", rest);
-            json_object_array_add(arr, o);
-            break;
-        }
-        char op[8];
-        snprintf(op, sizeof op, len == 1 ? "%02X" : "%04X", code);
-        json_object_object_add(o, "op", json_object_new_string(op));
-        if (is_cel(code)) {
-            json_object_object_add(o, "name", json_object_new_string("cel"));
-            json_object_object_add(o, "cel", jint(code & 0xFFF));
-        } else {
-            const char *name = aksq_name(code);
-            json_object_object_add(o, "name", json_object_new_string(name ? name : "unknown"));
-            if (len > 2) {
-                json_object *args = json_object_new_array();
-                for (uint32_t i = at + 2; i < at + len; i++)
-                    json_object_array_add(args, jint(c->cmds[i]));
-                json_object_object_add(o, "operands", args);
-            }
-            if (code == 0xC030 || (code >= 0xC070 && code <= 0xC075) || code == 0xC031 ||
-                (code >= 0xC016 && code <= 0xC019) || (code >= 0xC0A1 && code <= 0xC0A5))
-                json_object_object_add(o, "target", jint(le16_at(c->cmds + at + 2)));
-        }
-        json_object_array_add(arr, o);
-        at += len;
-    }
-    return arr;
+    return decode_costume(ctx, block, size, akos, c);
 }

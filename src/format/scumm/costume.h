@@ -8,8 +8,8 @@
  * that the costume palette maps to room colours; AKOS codecs 5 and 16 hold
  * raw room colours (255 transparent). A 256-colour room palette (768 bytes
  * RGB) turns room colours into RGB: -O palette=FILE, or the caller's (a
- * costume inside a game file, see scumm_costume_convert_block), else the
- * default of scumm_default_room_palette.
+ * costume inside a game file, see scumm_costume_convert), else a stand-in
+ * (palette.c).
  *
  * Facts: ../shared/seeds/scumm-costumes.txt, ../shared/formats/scumm-costumes.md,
  * ScummVM engines/scumm/costume.cpp, akos.cpp.
@@ -70,6 +70,7 @@ typedef struct scumm_costume {
     uint32_t base;      /* where offsets count from, in the input */
     uint32_t size;      /* bytes from base to the end of the costume */
     uint8_t format;     /* COST format byte */
+    uint32_t size_field; /* COST: the LE u32 at the base (0: no extra animation) */
     uint16_t flags;     /* AKOS AKHD flags */
     uint16_t codec;     /* AKOS codec (COST: 1) */
     unsigned colours;   /* pixel values: local colours (16, 32, 64) or 256 raw */
@@ -90,6 +91,7 @@ typedef struct scumm_costume {
     scumm_picture *pictures;
     size_t picture_count;
     size_t warnings;
+    char palette_from[160]; /* where the conversion's colours came from */
     const char *folder; /* output names go inside it (NULL: the output folder) */
 } scumm_costume;
 
@@ -117,9 +119,21 @@ trowel_status scumm_costume_decode_with(trowel_ctx *ctx, const uint8_t *data, si
 size_t scumm_limb_steps(scumm_costume *c, const scumm_anim *a, unsigned limb, scumm_step *steps,
                         size_t max, bool *loops);
 
-/* The default room palette: the 16 EGA colours, then a grey ramp where
- * room colour c is (c, c, c). */
-void scumm_default_room_palette(uint8_t rgb[768]);
+/* palette.c: -O palette=FILE (a CLUT, APAL or PALS block as extract writes
+ * it, 768 bytes of RGB, an indexed PNG, a GIF), opened through the open
+ * hook; *kind says which it was. */
+trowel_status scumm_palette_load(trowel_ctx *ctx, const char *path, uint8_t rgb[768],
+                                 const char **kind);
+/* The same from the bytes of such a file (path names it in messages). */
+trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const uint8_t *d,
+                                       size_t n, uint8_t rgb[768], const char **kind);
+/* Does rgb (a room palette) show c: do the colours c draws map to at least
+ * two different RGB values? (An all-black room palette does not.) */
+bool scumm_palette_usable(const scumm_costume *c, const uint8_t rgb[768]);
+/* The stand-in for a costume without a room palette: its own colour k
+ * drawn as EGA colour k (then further distinct colours), not as room
+ * colours. */
+void scumm_standalone_palette(const scumm_costume *c, trowel_palette *pal);
 
 /* The PNG/GIF palette of a costume's pixels: local colours through the
  * costume palette into room_rgb (0 transparent), or raw room colours (255
@@ -137,20 +151,31 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
                                            trowel_outdir *dir);
 void scumm_costume_close(trowel_archive *a);
 
-/* For a costume inside a game file: decodes the block (COST or AKOS, by its
- * tag) and writes the png or gif files into folder (a path inside dir;
- * NULL: dir itself) with the room palette room_rgb (768 bytes; -O
- * palette=FILE overrides it; NULL: that file or the default). */
-trowel_status scumm_costume_convert_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                          const uint8_t *room_rgb, const char *folder,
-                                          const char *target, const char *const *opts,
-                                          size_t nopts, trowel_outdir *dir);
+/* A COST or AKOS block (by its tag) into c. */
+trowel_status scumm_costume_decode_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
+                                         scumm_costume *c);
+/* Writes c's png or gif files into dir (inside c->folder when set). The
+ * palette: -O palette=FILE, else room_rgb (768 bytes; room_from says whose,
+ * for costume.json), else the costume's RGBS, else the stand-in (warned). */
+trowel_status scumm_costume_convert(scumm_costume *c, const uint8_t *room_rgb,
+                                    const char *room_from, const char *target,
+                                    const char *const *opts, size_t nopts, trowel_outdir *dir);
+
+/* AKSQ (aksq.c): the code at `at` (a byte below 0x80, or a big-endian
+ * word) and its length in bytes, false when it is unknown or passes the
+ * stream; whether a code is a cel; the u16 jump target of a command whose
+ * operands hold one (false: none, or not inside its length). */
+bool scumm_aksq_code(const scumm_costume *c, uint32_t at, uint16_t *code, unsigned *len);
+bool scumm_aksq_is_cel(uint16_t code);
+bool scumm_aksq_target(const scumm_costume *c, uint32_t at, uint16_t code, unsigned len,
+                       uint32_t *target);
 
 /* The AKSQ disassembly (a JSON array of {"at", "op", "name", args}). */
 struct json_object *scumm_aksq_disassemble(const scumm_costume *c);
 
 #define SCUMM_COSTUME_OPTIONS                                                                  \
-    {"palette", "FILE", "room colours from FILE (768 bytes: 256 RGB triplets)", "png gif"},   \
+    {"palette", "FILE", "room colours from FILE: a CLUT, PALS or APAL block as extract "      \
+                        "writes it, 768 bytes of RGB, or an indexed PNG or a GIF", "png gif"}, \
     {"delay", "CS", "GIF frame delay in hundredths of a second (default 10)", "gif"},          \
     {"columns", "N", "pictures per row of the sheet (default: about square)", "png"}
 

@@ -76,6 +76,7 @@ typedef struct res_state {
     trowel_input *files[2];  /* what each file reads through (decrypted) */
     trowel_input *owned[2];  /* the partner: its raw input and its XOR view */
     bool xored;
+    bool opened_data; /* the file given is the data file (else the index) */
     res_dir dirs[NUMBERED_DIRS];
     bool has_index, has_data;
     uint64_t room_offset[ROOM_SLOTS]; /* LOFF: ROOM tag offsets; 0: none */
@@ -83,6 +84,7 @@ typedef struct res_state {
     res_entry *meta; /* per entry */
     size_t meta_cap;
     size_t structure_problems; /* found at open: damaged nesting */
+    bool palette_said[ROOM_SLOTS]; /* convert: this room's fallback palette was named */
 } res_state;
 
 /* ------------------------------------------------------------ blocks */
@@ -462,6 +464,62 @@ static bool open_partner(trowel_archive *a, int which)
 
 /* ---------------------------------------------------------------- open */
 
+/* Whether an entry tagged tag was found (in the file given by file, or
+ * either file when file < 0), and the size of the first. */
+static bool has_tag(const trowel_archive *a, const char *tag, int file, uint64_t *size)
+{
+    const res_state *st = a->priv;
+    for (size_t i = 0; i < a->entry_count; i++)
+        if (strcmp(st->meta[i].tag, tag) == 0 && (file < 0 || st->meta[i].file == file)) {
+            if (size)
+                *size = a->entries[i].size;
+            return true;
+        }
+    return false;
+}
+
+/* The SCUMM version, from the blocks: costumes (AKOS: v7; COST: v5/v6,
+ * told apart by the room palettes, CLUT or PALS), else MAXS's size (v7's
+ * starts with version strings), else the index (ANAM: v7, AARY: v6), and
+ * only then the XOR (v5/v6 XOR, v7 does not; an unXORed v6 game exists,
+ * so it is the last word). why says what told it. */
+static unsigned infer_version(trowel_archive *a, char *why, size_t cap)
+{
+    const res_state *st = a->priv;
+    uint64_t maxs = 0;
+    bool akos = has_tag(a, "AKOS", FILE_DATA, NULL), cost = has_tag(a, "COST", FILE_DATA, NULL);
+    bool pals = has_tag(a, "PALS", FILE_DATA, NULL), clut = has_tag(a, "CLUT", FILE_DATA, NULL);
+    bool has_maxs = has_tag(a, "MAXS", FILE_INDEX, &maxs);
+    unsigned v;
+    if (akos && !cost) {
+        v = 7;
+        snprintf(why, cap, "AKOS costumes");
+    } else if (cost && !akos && (pals || clut) && !(pals && clut)) {
+        v = pals ? 6 : 5;
+        snprintf(why, cap, "COST costumes, %s palettes", pals ? "PALS" : "CLUT");
+    } else if (has_maxs && maxs >= 8 + 100) {
+        v = 7;
+        snprintf(why, cap, "MAXS of %llu bytes (with version strings)", (unsigned long long)maxs);
+    } else if (has_tag(a, "ANAM", FILE_INDEX, NULL)) {
+        v = 7;
+        snprintf(why, cap, "ANAM in the index");
+    } else if (has_tag(a, "AARY", FILE_INDEX, NULL) || pals) {
+        v = 6;
+        snprintf(why, cap, "%s", pals ? "PALS palettes" : "AARY in the index");
+    } else if (clut) {
+        v = 5;
+        snprintf(why, cap, "CLUT palettes");
+    } else {
+        v = st->xored ? 6 : 7;
+        snprintf(why, cap, "only the XOR (%s): no costumes, palettes or index to tell",
+                 st->xored ? "XORed: v5 or v6" : "not XORed");
+    }
+    if (v == 7 && st->xored)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "the files are XORed with 0x69, which v7 games are "
+                                              "not, yet %s say v7", why);
+    return v;
+}
+
 static trowel_status res_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
@@ -482,6 +540,7 @@ static trowel_status res_open(trowel_archive *a, trowel_reader *r)
     trowel_ctx_clear_error(ctx);
     st->xored = memcmp(raw_tag, tag, 4) != 0;
     st->files[is_data ? FILE_DATA : FILE_INDEX] = a->in;
+    st->opened_data = is_data;
     bool partner = open_partner(a, is_data ? FILE_INDEX : FILE_DATA);
     if (partner || !is_data)
         s = open_index(a);
@@ -489,13 +548,11 @@ static trowel_status res_open(trowel_archive *a, trowel_reader *r)
         s = open_data(a);
     if (s != TROWEL_OK)
         return s;
-    bool v7 = !st->xored;
-    bool pals = false;
-    for (size_t i = 0; i < a->entry_count; i++)
-        pals = pals || strcmp(st->meta[i].tag, "PALS") == 0 || strcmp(st->meta[i].tag, "AARY") == 0;
-    unsigned version = v7 ? 7 : pals ? 6 : 5;
+    char why[160];
+    unsigned version = infer_version(a, why, sizeof why);
     if ((s = trowel_props_add_str(a->info, "format", "scumm-res")) != TROWEL_OK ||
         (s = trowel_props_add_uint(a->info, "version", version)) != TROWEL_OK ||
+        (s = trowel_props_add_str(a->info, "version_from", why)) != TROWEL_OK ||
         (s = trowel_props_add_str(a->info, "opened", is_data ? "data" : "index")) != TROWEL_OK ||
         (s = trowel_props_add_bool(a->info, "xor69", st->xored)) != TROWEL_OK ||
         (s = trowel_props_add_bool(a->info, "index_found", st->has_index)) != TROWEL_OK ||
@@ -719,32 +776,144 @@ static bool wanted(const trowel_archive *a, size_t i, long number, const char *n
            (number < 0 || st->meta[i].number == number);
 }
 
+/* The entry index of room's ROOM block, or SIZE_MAX. */
+static size_t room_entry(const trowel_archive *a, int room)
+{
+    const res_state *st = a->priv;
+    for (size_t i = 0; i < a->entry_count; i++)
+        if (st->meta[i].room == room && st->meta[i].room_block == i)
+            return i;
+    return SIZE_MAX;
+}
+
+/* Room room's palette, quietly: false when it has none. */
+static bool try_room_palette(trowel_archive *a, int room, uint8_t rgb[768])
+{
+    size_t e = room_entry(a, room);
+    if (e == SIZE_MAX)
+        return false;
+    trowel_error saved = a->ctx->last_error;
+    bool ok = trowel_scumm_room_palette(a, e, rgb) == TROWEL_OK;
+    a->ctx->last_error = saved;
+    return ok;
+}
+
+/* The room palette for costume c of entry i (see the format notes):
+ * -O room=N, else its own room's when it shows the costume, else the
+ * first room's that does (said once per room), else none (rgb NULL: the
+ * stand-in). from says whose, for costume.json. */
+static trowel_status pick_palette(trowel_archive *a, size_t i, const scumm_costume *c,
+                                  long chosen, uint8_t rgb[768], bool *found, char *from,
+                                  size_t cap)
+{
+    res_state *st = a->priv;
+    int own = st->meta[i].room;
+    *found = false;
+    if (chosen >= 0) {
+        if (!try_room_palette(a, (int)chosen, rgb))
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%ld: no such room, or it has no palette", chosen);
+        snprintf(from, cap, "room %ld (-O room=%ld)", chosen, chosen);
+        *found = true;
+        return TROWEL_OK;
+    }
+    bool has_own = own >= 0 && try_room_palette(a, own, rgb);
+    if (has_own && scumm_palette_usable(c, rgb)) {
+        snprintf(from, cap, "room %d (the costume's own)", own);
+        *found = true;
+        return TROWEL_OK;
+    }
+    for (int k = 0; k < ROOM_SLOTS; k++) {
+        if (k == own || !st->room_offset[k] || !try_room_palette(a, k, rgb) ||
+            !scumm_palette_usable(c, rgb))
+            continue;
+        if (own < 0)
+            snprintf(from, cap, "room %d (its own room has no number in LOFF)", k);
+        else
+            snprintf(from, cap, "room %d (room %d's palette %s)", k, own,
+                     has_own ? "draws it in one colour" : "is missing");
+        if (own >= 0 && own < ROOM_SLOTS && !st->palette_said[own]) {
+            st->palette_said[own] = true;
+            trowel_warn(a->ctx, TROWEL_NO_OFFSET,
+                        "room %d's palette %s; its costumes use room %d's (-O room=N or -O "
+                        "palette=FILE picks another)",
+                        own, has_own ? "draws them in one colour" : "is missing", k);
+        }
+        *found = true;
+        return TROWEL_OK;
+    }
+    return TROWEL_OK; /* no room shows it: the converter's stand-in, warned there */
+}
+
 /* Reads costume entry i and writes it into its folder (the entry name
- * without its extension: room06/cost002/...) with its room's palette. */
-static trowel_status convert_one(trowel_archive *a, size_t i, const char *target,
+ * without its extension: room06/cost002/...) with a room palette. */
+static trowel_status convert_one(trowel_archive *a, size_t i, long room, const char *target,
                                  const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
     trowel_ctx *ctx = a->ctx;
-    uint8_t rgb[768];
-    trowel_status s = trowel_scumm_room_palette(a, i, rgb);
+    trowel_sink *sink;
+    trowel_status s = trowel_sink_open_memory(ctx, &sink);
     if (s != TROWEL_OK)
         return s;
-    trowel_sink *sink;
-    if ((s = trowel_sink_open_memory(ctx, &sink)) != TROWEL_OK)
-        return s;
-    s = res_read_entry(a, i, sink);
-    if (s == TROWEL_OK) {
-        char folder[256];
-        snprintf(folder, sizeof folder, "%s", a->entries[i].name);
-        char *dot = strrchr(folder, '.');
-        if (dot)
-            *dot = '\0';
+    scumm_costume c;
+    if ((s = res_read_entry(a, i, sink)) == TROWEL_OK) {
         size_t n;
         const uint8_t *data = trowel_sink_data(sink, &n);
-        s = scumm_costume_convert_block(ctx, data, n, rgb, folder, target, opts, nopts, dir);
+        s = scumm_costume_decode_block(ctx, data, n, &c);
     }
     trowel_sink_discard(sink);
+    if (s != TROWEL_OK)
+        return s;
+    char folder[256], from[160] = "";
+    snprintf(folder, sizeof folder, "%s", a->entries[i].name);
+    char *dot = strrchr(folder, '.');
+    if (dot)
+        *dot = '\0';
+    c.folder = folder;
+    uint8_t rgb[768];
+    bool found = false;
+    if (!trowel_options_get(opts, nopts, "palette"))
+        s = pick_palette(a, i, &c, room, rgb, &found, from, sizeof from);
+    if (s == TROWEL_OK)
+        s = scumm_costume_convert(&c, found ? rgb : NULL, from, target, opts, nopts, dir);
+    scumm_costume_free(&c);
     return s;
+}
+
+#define SHOWN_FAILURES 5 /* costumes named as warnings; the rest as notes (-v) */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+/* A costume that cannot be converted because of its own bytes: the game's
+ * other costumes still can. */
+static bool costume_damage(trowel_status s)
+{
+    return s == TROWEL_ERR_CORRUPT || s == TROWEL_ERR_TRUNCATED || s == TROWEL_ERR_UNSUPPORTED ||
+           s == TROWEL_ERR_LIMIT;
+}
+
+/* Names costume i and why it failed (the error the context holds): the
+ * first SHOWN_FAILURES as warnings, the rest as notes, shown with -v. The
+ * decoders count offsets from the costume block; this gives them in the
+ * data file. */
+static void report_bad_costume(trowel_archive *a, size_t i, size_t nth)
+{
+    const res_state *st = a->priv;
+    trowel_error e = a->ctx->last_error;
+    trowel_ctx_clear_error(a->ctx);
+    uint64_t at = e.offset == TROWEL_NO_OFFSET ? e.offset : a->entries[i].offset + e.offset;
+    if (nth <= SHOWN_FAILURES && st->opened_data)
+        trowel_warn(a->ctx, at, "%s", e.message);
+    else if (nth <= SHOWN_FAILURES && at == TROWEL_NO_OFFSET)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "%s", e.message);
+    else if (nth <= SHOWN_FAILURES)
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET, "%s (offset 0x%llx of the data file)", e.message,
+                    (unsigned long long)at);
+    else if (at == TROWEL_NO_OFFSET)
+        trowel_note(a->ctx, "%s", e.message);
+    else
+        trowel_note(a->ctx, "%s (offset 0x%llx of the data file)", e.message,
+                    (unsigned long long)at);
 }
 
 static trowel_status res_convert_folder(trowel_archive *a, const char *target,
@@ -753,7 +922,20 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
     const res_state *st = a->priv;
     const char *text = trowel_options_get(opts, nopts, "costume");
     const char *name = trowel_options_get(opts, nopts, "entry");
-    long number = -1;
+    const char *room_text = trowel_options_get(opts, nopts, "room");
+    long number = -1, room = -1;
+    if (room_text) {
+        char *end;
+        errno = 0;
+        room = strtol(room_text, &end, 10);
+        if (end == room_text || *end || errno || room < 0 || room >= ROOM_SLOTS)
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%s: not a room number (0 to 255)", room_text);
+        if (trowel_options_get(opts, nopts, "palette"))
+            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "room=%s and palette=FILE both choose the palette: give one",
+                               room_text);
+    }
     if (text) {
         char *end;
         errno = 0;
@@ -762,18 +944,31 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
             return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "costume=%s: not a costume number (0 to 65535)", text);
     }
-    size_t done = 0;
+    size_t tried = 0, failed = 0;
     for (size_t i = 0; i < a->entry_count; i++) {
         if (!is_costume(st, i) || !wanted(a, i, number, name))
             continue;
+        tried++;
         trowel_set_entry(a->ctx, a->entries[i].name); /* errors name the costume */
-        trowel_status s = convert_one(a, i, target, opts, nopts, dir);
-        trowel_set_entry(a->ctx, NULL);
+        trowel_status s = convert_one(a, i, room, target, opts, nopts, dir);
+        if (s != TROWEL_OK && !costume_damage(s)) {
+            trowel_set_entry(a->ctx, NULL);
+            return s; /* the output, memory or an option: no use going on */
+        }
         if (s != TROWEL_OK)
-            return s;
-        done++;
+            report_bad_costume(a, i, ++failed);
+        trowel_set_entry(a->ctx, NULL);
     }
-    if (done > 0)
+    if (failed > 0)
+        return trowel_fail(a->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                           "%zu of %zu costumes could not be converted (%s); the other %zu were "
+                           "written",
+                           failed, tried,
+                           failed > SHOWN_FAILURES ? "the first " STR(SHOWN_FAILURES)
+                                                     " are above; -v lists all"
+                                                   : "see above",
+                           tried - failed);
+    if (tried > 0)
         return TROWEL_OK;
     if (text || name)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -787,6 +982,8 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
 static const trowel_option_info res_options[] = {
     {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif"},
     {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif"},
+    {"room", "N", "colours from room N's palette (default: the costume's room, or else the "
+                  "first room whose palette shows it)", "png gif"},
     SCUMM_COSTUME_OPTIONS,
     {NULL, NULL, NULL, NULL}};
 
