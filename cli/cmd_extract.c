@@ -91,19 +91,46 @@ static int entry_to_stdout(extract_job *j, trowel_archive *a, size_t index, cons
     return CLI_EXIT_OK;
 }
 
+/* The output folder refused the entry's name: said with the entry's
+ * offset in its archive, which the folder does not know. */
+static int refuse_name(extract_job *j, trowel_archive *a, size_t index, const char *name)
+{
+    trowel_error e = *trowel_ctx_last_error(j->s->ctx);
+    if (e.offset == TROWEL_NO_OFFSET)
+        e.offset = trowel_archive_entry(a, index)->offset;
+    if (!e.entry[0])
+        snprintf(e.entry, sizeof e.entry, "%s", name);
+    cli_progress_clear(&j->s->progress);
+    cli_print_error(j->path, &e);
+    return cli_status_exit(e.status);
+}
+
 /* Entry index of a (the archive, or one nested in it) written under DIR
  * as name. */
 static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
     if (j->to_stdout)
         return entry_to_stdout(j, a, index, name);
+    /* A nested archive's entry goes under its folder, OUTER.d/, but its own
+     * name must be as safe as a top-level one: "/etc/x" or "../x" inside
+     * is refused, not re-rooted under OUTER.d/. The folder's own check of
+     * the bare name gives the same refusal a top-level entry gets. */
+    const char *bare = trowel_archive_entry(a, index)->name;
+    char rel[4096];
+    trowel_sink *sink;
+    if (name != bare && strcmp(name, bare) != 0 &&
+        trowel_path_normalize(bare, rel, sizeof rel) != TROWEL_OK &&
+        trowel_outdir_create(j->dir, bare, &sink) != TROWEL_OK)
+        return refuse_name(j, a, index, name);
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
     if (j->force && is_the_archive(j, name))
         return refuse_input(j, name);
-    trowel_sink *sink;
-    if (trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK)
+    if (trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK) {
+        if (trowel_ctx_last_error(j->s->ctx)->status == TROWEL_ERR_UNSAFE_PATH)
+            return refuse_name(j, a, index, name);
         return count_existing(j, name);
+    }
     cli_progress_start(&j->s->progress, name);
     if (trowel_archive_read_entry(a, index, sink) != TROWEL_OK) {
         int rc = cli_report(j->s, j->path, name);
@@ -268,6 +295,8 @@ static int extract_archive(batch *b, extract_job *j)
     if (rc == CLI_EXIT_OK)
         rc = open_dir(b);
     j->dir = b->dir;
+    if (j->dir)
+        trowel_outdir_begin_archive(j->dir); /* a name clash with the last one is not "in the archive" */
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
     /* A damaged file gives what can be read, and still fails. */
