@@ -181,7 +181,7 @@ static trowel_status write_glyphmap(trowel_archive *a, const char *const *opts, 
     }
     if (s == TROWEL_OK) {
         const char *text = trowel_json_text_utf8(root, JSON_C_TO_STRING_PRETTY |
-                                                                    JSON_C_TO_STRING_SPACED);
+                                                 JSON_C_TO_STRING_SPACED);
         s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, "\n", 1);

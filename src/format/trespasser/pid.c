@@ -362,7 +362,7 @@ static trowel_status write_index(trowel_archive *a, const pid_state *st, trowel_
 {
     json_object *j = index_json(st);
     const char *text = trowel_json_text_utf8(j, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
+                                             JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_status s = text ? trowel_sink_write(out, text, strlen(text))
                            : trowel_fail(a->ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET,
                                          "json-c: out of memory");
