@@ -226,7 +226,12 @@ static void restore_member(json_object *o, const char *key, json_object *hex)
         }
         bytes[i] = (char)(hi << 4 | lo);
     }
-    json_object_object_add(o, base, json_object_new_string_len(bytes, (int)(n / 2)));
+    /* Only when KEY is still what the bytes read as: a KEY edited by hand
+     * (and its stale _bytes left) is taken as written. */
+    json_object *shown = cp1252_string((const uint8_t *)bytes, n / 2);
+    if (shown && strcmp(json_object_get_string(shown), json_object_get_string(text)) == 0)
+        json_object_object_add(o, base, json_object_new_string_len(bytes, (int)(n / 2)));
+    json_object_put(shown);
     free(bytes);
 }
 

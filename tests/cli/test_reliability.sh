@@ -94,6 +94,13 @@ fi
 run "$TROWEL" create --manifest cp.manifest.json -C cpout -o cp2.vpp_pc
 assert_rc "create --manifest: exit 0" 0
 assert_same_file "extract --manifest + create --manifest: the same bytes" cp.vpp_pc cp2.vpp_pc
+# A name edited by hand wins over the stale name_bytes left beside it.
+sed 's/"café.txt"/"renamed.txt"/' cp.manifest.json >edited.json
+mv "cpout/$(printf 'caf\351.txt')" cpout/renamed.txt
+run "$TROWEL" create --manifest edited.json -C cpout -o cp3.vpp_pc
+assert_rc "create --manifest with an edited name: exit 0" 0
+run "$TROWEL" list cp3.vpp_pc
+assert_eq "an edited name is taken as written" "renamed.txt"$'\n'"plain.txt" "$OUT"
 
 # ---- hand-made packfiles: duplicates, a nested archive with unsafe names,
 # a damaged one (VPP v10 as test_vpp_hostile.sh writes them).
