@@ -1,15 +1,17 @@
 # trowel — the README's two commands:
 #   make run    install what is missing, build, make samples, run trowel on them
 #   make test   install what is missing, build, run every test
-# Other targets: make (build only), sanitize, valgrind, fuzz, bench, install, clean.
+# Other targets: make (build only), sanitize, valgrind, fuzz, fuzz-long, bench, install, clean.
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 20
+FUZZ_LONG_SECONDS ?= 600
+FUZZ_JOBS ?= 1
 
-.PHONY: all build run test sanitize valgrind fuzz bench install clean deps-build deps-test deps-ci
+.PHONY: all build run test sanitize valgrind fuzz fuzz-long fuzz-build bench install clean deps-build deps-test deps-ci
 
 all: build
 
@@ -46,10 +48,17 @@ valgrind: deps-ci
 	scripts/valgrind-tests.sh $(BUILD)
 
 # Every libFuzzer target, FUZZ_SECONDS each, from its seed corpus.
-fuzz: deps-ci
+fuzz: fuzz-build
+	scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
+
+# The nightly campaign: every target FUZZ_LONG_SECONDS (600) each, FUZZ_JOBS
+# (1) at a time, keeping what it finds (docs/FUZZING.md).
+fuzz-long: fuzz-build
+	JOBS=$(FUZZ_JOBS) scripts/fuzz-long.sh build-fuzz $(FUZZ_LONG_SECONDS)
+
+fuzz-build: deps-ci
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTROWEL_FUZZ=ON -DTROWEL_TESTS=OFF
 	cmake --build build-fuzz -j$(JOBS)
-	scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
 
 # Every benchmark, side by side with its peer tool; figures in docs/PERFORMANCE.md.
 bench:

@@ -44,7 +44,8 @@ typedef enum cli_opt_id {
     OPT_EXCLUDE,
     OPT_FILES_FROM,
     OPT_DRY_RUN,
-    OPT_KEEP_LAST
+    OPT_KEEP_LAST,
+    OPT_PARTIAL
 } cli_opt_id;
 
 typedef struct cli_option {

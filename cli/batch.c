@@ -165,6 +165,7 @@ int cli_max_exit(int a, int b)
 
 void cli_print_json_object(json_object *o)
 {
+    trowel_json_make_utf8(o); /* names the CLI added (paths, list -r) are bytes too */
     cli_print_json_text(json_object_to_json_string_ext(
         o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 }

@@ -66,6 +66,28 @@ static int convert_to_folder(cli_session *s, const cli_args *args, trowel_archiv
     return rc;
 }
 
+/* The rule for a damaged INPUT (one the library could open only in part):
+ * nothing is written under OUT, so that a script trusting OUT's existence
+ * is not misled, unless --partial asks for what could be read; the exit
+ * status is 1 either way. Said once, here, before any output is opened. */
+static int refuse_damaged(cli_session *s)
+{
+    cli_progress_clear(&s->progress);
+    fputs(CLI_PROGRAM ": ", stderr);
+    cli_put_safe(stderr, cli_display_name(s->file));
+    fputs(": damaged: nothing written (--partial writes what could be read)\n", stderr);
+    return CLI_EXIT_FAILURE;
+}
+
+/* After the conversion: damage found while converting also withdraws the
+ * output (a file under OUT is discarded; standard output has gone). */
+static int converted_status(cli_session *s, const cli_args *args, trowel_archive *a, int rc)
+{
+    if (rc == CLI_EXIT_OK && trowel_archive_damaged(a) && !cli_args_has(args, OPT_PARTIAL))
+        return refuse_damaged(s);
+    return rc;
+}
+
 static int convert(cli_session *s, const cli_args *args, trowel_archive *a, const char *target)
 {
     const char *out = cli_args_last(args, OPT_OUTPUT);
@@ -89,7 +111,7 @@ static int convert(cli_session *s, const cli_args *args, trowel_archive *a, cons
     if (rc == CLI_EXIT_OK) {
         if (trowel_convert(s->ctx, a, target, opts, nopts, sink) != TROWEL_OK)
             rc = cli_report(s, s->file, NULL);
-        rc = cli_close_output(s, sink, rc, out);
+        rc = cli_close_output(s, sink, converted_status(s, args, a, rc), out);
     }
     free(opts);
     return rc;
@@ -110,9 +132,13 @@ static int run_convert(const cli_args *args, cli_session *s)
     cli_opened o;
     if ((rc = cli_open_archive(s, args->operands[0], fmt, &o)) != CLI_EXIT_OK)
         return rc;
-    rc = convert(s, args, o.a, target);
-    /* What could be read was converted (the warnings at open said what
-     * could not); a damaged file still fails, as with info and list. */
+    if (trowel_archive_damaged(o.a) && !cli_args_has(args, OPT_PARTIAL))
+        rc = refuse_damaged(s);
+    else
+        rc = convert(s, args, o.a, target);
+    /* With --partial what could be read was converted (the warnings at
+     * open said what could not); a damaged file still fails, as with info
+     * and list. */
     if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a))
         rc = CLI_EXIT_FAILURE;
     cli_close_archive(&o);
@@ -135,18 +161,23 @@ static const cli_option convert_options[] = {
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_FORCE, 'f', "force", NULL, "overwrite OUT; write binary data to a terminal"},
     {OPT_VERBOSE, 'v', "verbose", NULL, "print notes too (every problem, not only the first)"},
+    {OPT_PARTIAL, 0, "partial", NULL, "from a damaged INPUT, write what could be read (exit 1)"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
 const cli_command cli_cmd_convert = {
     .name = "convert",
-    .synopsis = "convert INPUT [-o OUT] [--to TARGET] [-O KEY=VALUE]... [-t FORMAT]",
+    .synopsis = "convert INPUT [-o OUT] [--to TARGET] [-O KEY=VALUE]... [-t FORMAT] [--partial]",
     .summary = "convert a file to JSON or to a common format (png, wav, vcd...)",
     .description =
         "Convert INPUT ('-': standard input) to TARGET: json (its structure, for\n"
         "every format) or what its format lists in 'trowel formats'. Without\n"
         "--to, the target is OUT's extension when that names a target, else\n"
-        "json. Binary output is not written to a terminal unless --force.",
+        "json. Binary output is not written to a terminal unless --force.\n"
+        "A damaged INPUT (one that can be read only in part) is not converted:\n"
+        "nothing is written and the exit status is 1. --partial writes what\n"
+        "could be read, and still exits 1. (extract writes every whole entry\n"
+        "it can, as always.)",
     .options = convert_options,
     .more_help = convert_help,
     .run = run_convert,

@@ -111,19 +111,54 @@ static int entry_to_stdout(extract_job *j, trowel_archive *a, size_t index, cons
     return CLI_EXIT_OK;
 }
 
+/* Refuses an entry whose name is unsafe, as the output folder does
+ * (trowel_outdir_create's words), with the entry's offset. */
+static int refuse_unsafe(extract_job *j, trowel_archive *a, size_t index, const char *name,
+                         const char *unsafe)
+{
+    trowel_error e = {.status = TROWEL_ERR_UNSAFE_PATH,
+                      .offset = trowel_archive_entry(a, index)->offset};
+    snprintf(e.entry, sizeof e.entry, "%s", name);
+    snprintf(e.message, sizeof e.message,
+             "refusing unsafe entry name '%s' (absolute, drive, '..', or control characters)",
+             unsafe);
+    cli_progress_clear(&j->s->progress);
+    cli_print_error(j->path, &e);
+    return CLI_EXIT_FAILURE;
+}
+
+/* A nested archive's entry goes under its folder, OUTER.d/, but its own
+ * name must be as safe as a top-level one: "/etc/x" or "../x" inside is
+ * refused, not re-rooted under OUTER.d/. */
+static bool unsafe_nested_name(trowel_archive *a, size_t index, const char *name)
+{
+    const char *bare = trowel_archive_entry(a, index)->name;
+    char rel[4096];
+    return name != bare && strcmp(name, bare) != 0 &&
+           trowel_path_normalize(bare, rel, sizeof rel) != TROWEL_OK;
+}
+
+/* The output folder refused the entry's name: said with the entry's
+ * offset in its archive, which the folder does not know. */
+static int refuse_name(extract_job *j, trowel_archive *a, size_t index, const char *name)
+{
+    trowel_error e = *trowel_ctx_last_error(j->s->ctx);
+    if (e.offset == TROWEL_NO_OFFSET)
+        e.offset = trowel_archive_entry(a, index)->offset;
+    if (!e.entry[0])
+        snprintf(e.entry, sizeof e.entry, "%s", name);
+    cli_progress_clear(&j->s->progress);
+    cli_print_error(j->path, &e);
+    return cli_status_exit(e.status);
+}
+
 /* --dry-run: what extract_entry would do, the entry read (so a damaged
  * one fails as it would) but nothing written; the file is listed. */
 static int entry_dry_run(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
     char rel[4096], full[8192];
-    if (trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK) {
-        trowel_error e = {.status = TROWEL_ERR_UNSAFE_PATH, .offset = TROWEL_NO_OFFSET};
-        snprintf(e.entry, sizeof e.entry, "%s", name);
-        snprintf(e.message, sizeof e.message,
-                 "refusing an unsafe entry name (absolute, drive, '..', or control characters)");
-        cli_print_error(j->path, &e);
-        return CLI_EXIT_FAILURE;
-    }
+    if (trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK)
+        return refuse_unsafe(j, a, index, name, name);
     if (j->force && is_the_archive(j, name))
         return refuse_input(j, name);
     struct stat st;
@@ -182,6 +217,8 @@ static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const 
 {
     if (j->to_stdout)
         return entry_to_stdout(j, a, index, name);
+    if (unsafe_nested_name(a, index, name))
+        return refuse_unsafe(j, a, index, name, trowel_archive_entry(a, index)->name);
     if (clashes_with_earlier(j, name))
         return CLI_EXIT_FAILURE;
     int rc = j->dry_run ? entry_dry_run(j, a, index, name) : extract_entry_to(j, a, index, name);
@@ -190,13 +227,16 @@ static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const 
 
 static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, const char *name)
 {
+    trowel_sink *sink;
     /* Only --force could replace the archive: without it the sink refuses
      * any file that exists, the archive included. */
     if (j->force && is_the_archive(j, name))
         return refuse_input(j, name);
-    trowel_sink *sink;
-    if (trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK)
+    if (trowel_outdir_create(j->dir, name, &sink) != TROWEL_OK) {
+        if (trowel_ctx_last_error(j->s->ctx)->status == TROWEL_ERR_UNSAFE_PATH)
+            return refuse_name(j, a, index, name);
         return count_existing(j, name);
+    }
     cli_progress_start(&j->s->progress, name);
     if (trowel_archive_read_entry(a, index, sink) != TROWEL_OK) {
         int rc = cli_report(j->s, j->path, name);
@@ -396,6 +436,8 @@ static int extract_archive(batch *b, extract_job *j)
     if (rc == CLI_EXIT_OK)
         rc = open_dir(b);
     j->dir = b->dir;
+    if (j->dir)
+        trowel_outdir_begin_archive(j->dir); /* a name clash with the last one is not "in the archive" */
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
     /* A damaged file gives what can be read, and still fails. */

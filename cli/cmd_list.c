@@ -152,6 +152,8 @@ static int collect(list_job *j, const char *path, trowel_archive *a, const char 
             break;
         }
         snprintf(full, len, "%s%s", prefix, name);
+        /* The full name's bytes: printing adds its own "name_bytes". */
+        json_object_object_del(e, "name_bytes");
         json_object_object_add(e, "name", json_object_new_string(full));
         if (cli_patterns_match(&j->patterns, full))
             json_object_array_add(rows, json_object_get(e));

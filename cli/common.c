@@ -473,12 +473,23 @@ int cli_read_all(cli_session *s, int fd, const char *name, char **data, size_t *
 
 int cli_read_file(cli_session *s, const char *path, char **data, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    /* An option names this file: a FIFO or device there is refused, never
+     * waited on (opened non-blocking, then checked). */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
         char why[300];
         snprintf(why, sizeof why, "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
         return read_error(path, why);
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return read_error(path, S_ISDIR(st.st_mode) ? "is a folder, not a file"
+                                                    : "not a regular file (a FIFO or a device)");
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     int rc = cli_read_all(s, fd, path, data, size);
     close(fd);
     return rc;

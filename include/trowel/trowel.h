@@ -290,6 +290,12 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sin
  * without TROWEL_SINK_OVERWRITE TROWEL_ERR_EXISTS. The sink is the
  * caller's to finish or discard, before the folder is closed. */
 trowel_status trowel_outdir_create(trowel_outdir *dir, const char *entry_name, trowel_sink **out);
+/* The folder remembers every name it gave a sink: a name given again is
+ * refused (TROWEL_ERR_CORRUPT, "duplicate name in the archive"), never
+ * allowed to replace the first, even with TROWEL_SINK_OVERWRITE. Call this
+ * before each further archive extracted into the same folder, so that a
+ * clash between two archives is told apart from one inside an archive. */
+void trowel_outdir_begin_archive(trowel_outdir *dir);
 /* Frees the folder handle (NULL: nothing); files already finished stay. */
 void trowel_outdir_close(trowel_outdir *dir);
 
@@ -510,13 +516,22 @@ enum {
     TROWEL_JSON_PRETTY = 1u << 2   /* indented, for people */
 };
 /* On TROWEL_OK *json_out is NUL-terminated text the caller frees with
- * trowel_free; on failure it is NULL. */
+ * trowel_free; on failure it is NULL. Every JSON text trowel makes is
+ * valid UTF-8: a string that is not (a CP1252 name) is given as its bytes
+ * read as CP1252, and an object member "KEY" so changed gets a sibling
+ * "KEY_bytes" with the exact bytes in hex ("name_bytes"), which create
+ * --manifest puts back. */
 trowel_status trowel_archive_to_json(trowel_archive *a, unsigned what, char **json_out);
 
 /* What `create --manifest` needs to rebuild this archive, as JSON text
  * (caller frees with trowel_free): {"trowel_manifest": 1, "format": id,
  * "entries": [{"name": ...}, ...] in directory order, format keys...}. */
 trowel_status trowel_archive_manifest(trowel_archive *a, char **json_out);
+/* The same rule for a json-c document a program builds itself (the CLI's
+ * own JSON): every string member that is not UTF-8 is made readable and
+ * gets its "KEY_bytes" sibling; strings in arrays are made readable. */
+struct json_object;
+void trowel_json_make_utf8(struct json_object *doc);
 
 /* ---------------------------------------------------------------- create */
 

@@ -176,12 +176,18 @@ static trowel_status open_through(trowel_ctx *ctx, trowel_input *in, trowel_chai
     trowel_reader r;
     trowel_reader_init(&r, ctx, a->in);
     const char *purpose = trowel_mem_purpose(ctx, "reading the archive's directory");
+    unsigned refused = ctx->siblings_refused;
     trowel_status s = fmt->open(a, &r);
     trowel_mem_purpose(ctx, purpose);
     if (s != TROWEL_OK) {
         trowel_archive_close(a);
         return s;
     }
+    /* A sibling was there but could not be read (a FIFO or a device under
+     * its name): whatever the format made of its absence, the set of files
+     * is not whole, so the run fails (the format's warning said why). */
+    if (ctx->siblings_refused != refused)
+        a->damaged = true;
     *out = a;
     return TROWEL_OK;
 }
@@ -553,7 +559,7 @@ static trowel_status json_text(trowel_ctx *ctx, json_object *o, unsigned what, c
 {
     int flags = (what & TROWEL_JSON_PRETTY) ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                                             : JSON_C_TO_STRING_PLAIN;
-    const char *s = json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s = trowel_json_text_utf8(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE);
     *out = s ? strdup(s) : NULL;
     json_object_put(o);
     if (!*out)
@@ -760,6 +766,7 @@ static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
     json_object *manifest = NULL;
     if (p->manifest_json) {
         manifest = json_tokener_parse(p->manifest_json);
+        trowel_json_restore_bytes(manifest); /* names' exact bytes, from "name_bytes" */
         json_object *fid = NULL;
         if (!manifest || !json_object_is_type(manifest, json_type_object) ||
             !json_object_object_get_ex(manifest, "format", &fid) ||

@@ -44,6 +44,11 @@ struct trowel_ctx {
     uint64_t progress_base;    /* see trowel_progress_scope */
     uint64_t progress_span;
     uint64_t progress_total;
+    unsigned siblings_refused; /* related files there but unreadable (a FIFO):
+                                * the archive opening then is damaged */
+    uint64_t swept[64][2];     /* folders (device, inode) already cleared of
+                                * stale temporaries (sink.c), newest last */
+    unsigned swept_count;
 };
 
 /* ---- errors: set the context's last error and return the status, so a
@@ -130,6 +135,20 @@ const char *trowel_options_get(const char *const *opts, size_t n, const char *ke
  * (SZDD); NULL for a stream, whose name is only a label ("(standard
  * input)"). */
 const char *trowel_input_file_name(const trowel_input *in);
+
+/* ---- JSON text (json_utf8.c): documents are valid UTF-8, names' bytes
+ * stay recoverable. */
+struct json_object;
+/* True when s[0, n) is well-formed UTF-8 (no overlong forms, surrogates or
+ * code points past U+10FFFF). */
+bool trowel_utf8_valid(const uint8_t *s, size_t n);
+/* json_object_to_json_string_ext, after trowel_json_make_utf8 when the
+ * text would not be UTF-8; the text belongs to o. */
+const char *trowel_json_text_utf8(struct json_object *o, int flags);
+/* Undoes trowel_json_make_utf8 on a document read back (a manifest):
+ * every "KEY_bytes" hex string beside a string "KEY" puts its bytes back
+ * under "KEY". */
+void trowel_json_restore_bytes(struct json_object *o);
 
 /* ---- CRC-32 (IEEE, as zlib) */
 uint32_t trowel_crc32_update(uint32_t crc, const void *data, size_t size);

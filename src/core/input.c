@@ -53,10 +53,27 @@ static trowel_status give_cache(trowel_input *in, const char *what, trowel_input
     return TROWEL_OK;
 }
 
+const char *trowel_input_kind_refusal(unsigned mode)
+{
+    if (S_ISDIR(mode))
+        return "is a folder, not a file";
+    if (S_ISFIFO(mode))
+        return "is a named pipe (FIFO), not a regular file";
+    if (S_ISCHR(mode) || S_ISBLK(mode))
+        return "is a device, not a regular file";
+    if (S_ISSOCK(mode))
+        return "is a socket, not a regular file";
+    return "not a regular file";
+}
+
 trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_input **out)
 {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking, so that a FIFO (or a device) under the name cannot
+     * hang the open waiting for a writer; it is refused below, before
+     * anything is read. A regular file's reads never block anyway, and the
+     * flag is cleared for them all the same. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open: %s",
                            strerror(errno));
@@ -70,8 +87,11 @@ trowel_status trowel_input_open_file(trowel_ctx *ctx, const char *path, trowel_i
     if (!S_ISREG(st.st_mode)) {
         close(fd);
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s",
-                           S_ISDIR(st.st_mode) ? "is a folder, not a file" : "not a regular file");
+                           trowel_input_kind_refusal(st.st_mode));
     }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
     trowel_input *in = new_input(ctx, path);
     if (!in) {
         close(fd);

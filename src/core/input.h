@@ -27,6 +27,10 @@ struct trowel_input {
     uint64_t parent_base;
 };
 
+/* Why a file of this st_mode (not a regular file) is refused as an input:
+ * "is a named pipe (FIFO), not a regular file" and the like. */
+const char *trowel_input_kind_refusal(unsigned mode);
+
 /* An input over [off, off + len) of parent (checked against its size), for
  * an entry stored as is inside an archive: reads go to the parent. */
 trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,

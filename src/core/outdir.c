@@ -24,6 +24,12 @@ struct trowel_outdir {
     size_t made_from;  /* path[0, made_from) existed; the folders below it were made */
     char **made;       /* sub-folders made inside, relative to fd, in order made */
     size_t made_count, made_cap;
+    /* Every name handed a sink, normalised (open addressing): a second
+     * entry under a name already given is refused, never let replace the
+     * first (nor miscounted as a file that existed before the run). */
+    struct given { char *name; unsigned archive; } *given;
+    size_t given_count, given_cap;
+    unsigned archive; /* trowel_outdir_begin_archive's count */
 };
 
 static bool is_drive_prefix(const char *s)
@@ -155,6 +161,9 @@ void trowel_outdir_close(trowel_outdir *d)
         return;
     remove_empty_made_folders(d);
     close(d->fd);
+    for (size_t i = 0; i < d->given_cap; i++)
+        trowel_mem_free(d->ctx, d->given[i].name);
+    trowel_mem_free(d->ctx, d->given);
     for (size_t i = 0; i < d->made_count; i++)
         trowel_mem_free(d->ctx, d->made[i]);
     trowel_mem_free(d->ctx, d->made);
@@ -179,6 +188,90 @@ static void remember_made(trowel_outdir *d, const char *rel)
         d->made[d->made_count++] = copy;
 }
 
+void trowel_outdir_begin_archive(trowel_outdir *d)
+{
+    d->archive++;
+}
+
+static size_t name_hash(const char *s)
+{
+    size_t h = 2166136261u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+/* The slot of rel in the table: where it is, or the empty one where it
+ * would go. The table is never full (it grows at half). */
+static struct given *given_slot(struct given *table, size_t cap, const char *rel)
+{
+    for (size_t i = name_hash(rel) & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!table[i].name || strcmp(table[i].name, rel) == 0)
+            return &table[i];
+}
+
+static bool grow_given(trowel_outdir *d)
+{
+    size_t cap = d->given_cap ? d->given_cap * 2 : 16;
+    struct given *t = trowel_mem_calloc(d->ctx, cap, sizeof *t);
+    if (!t)
+        return false;
+    for (size_t i = 0; i < d->given_cap; i++)
+        if (d->given[i].name)
+            *given_slot(t, cap, d->given[i].name) = d->given[i];
+    trowel_mem_free(d->ctx, d->given);
+    d->given = t;
+    d->given_cap = cap;
+    return true;
+}
+
+/* Records rel as given a sink; refuses (TROWEL_ERR_CORRUPT) a name given
+ * before in this run. */
+static trowel_status claim_name(trowel_outdir *d, const char *rel, const char *display)
+{
+    if (d->given_cap) {
+        struct given *g = given_slot(d->given, d->given_cap, rel);
+        if (g->name && g->archive == d->archive)
+            return trowel_fail(d->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                               "duplicate name in the archive: an earlier entry has it (%s); "
+                               "this one is not written", display);
+        if (g->name)
+            return trowel_fail(d->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                               "an entry of an earlier archive of this run has this name (%s); "
+                               "this one does not replace it", display);
+    }
+    if ((d->given_count + 1) * 2 > d->given_cap && !grow_given(d))
+        return d->ctx->last_error.status;
+    char *copy = trowel_mem_strdup(d->ctx, rel);
+    if (!copy)
+        return d->ctx->last_error.status;
+    struct given *g = given_slot(d->given, d->given_cap, rel);
+    g->name = copy;
+    g->archive = d->archive;
+    d->given_count++;
+    return TROWEL_OK;
+}
+
+/* Why a folder could not be made or passed through at component: what is
+ * in its way, from a look that does not follow links (O_NOFOLLOW and
+ * O_DIRECTORY together give ENOTDIR for a link, not ELOOP). */
+static trowel_status refuse_folder(trowel_ctx *ctx, int parent, const char *component, int err,
+                                   const char *display)
+{
+    struct stat st;
+    bool there = fstatat(parent, component, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (there && S_ISLNK(st.st_mode))
+        return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
+                           "cannot make folder for %s: a symbolic link is in the way (%s)",
+                           display, component);
+    if (there && !S_ISDIR(st.st_mode))
+        return trowel_fail(ctx, TROWEL_ERR_EXISTS, TROWEL_NO_OFFSET,
+                           "cannot make folder for %s: a file is in the way (%s)", display,
+                           component);
+    return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot make folder for %s: %s",
+                       display, strerror(err));
+}
+
 /* Opens (making it if needed: *made says so) the sub-folder component
  * inside parent, refusing to pass through a symbolic link or a non-folder. */
 static int open_child_dir(int parent, const char *component, bool *made)
@@ -200,6 +293,9 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
                            "characters)", entry_name);
     char display[4200];
     snprintf(display, sizeof display, "%s/%s", d->path, rel);
+    trowel_status claimed = claim_name(d, rel, display);
+    if (claimed != TROWEL_OK)
+        return claimed;
 
     if (!strchr(rel, '/')) /* straight into the folder: no handle of its own */
         return trowel_sink_open_file_in(ctx, d->fd, rel, display, d->flags, out);
@@ -211,16 +307,14 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
         *slash = '\0';
         bool made;
         int child = open_child_dir(fd, component, &made);
-        int err = errno;
+        trowel_status refused = child < 0 ? refuse_folder(ctx, fd, component, errno, display)
+                                          : TROWEL_OK;
         close(fd);
         if (made)
             remember_made(d, rel); /* rel ends at this component for now */
         *slash = '/';
         if (child < 0)
-            return trowel_fail(ctx, err == ELOOP || err == ENOTDIR ? TROWEL_ERR_UNSAFE_PATH
-                                                                   : TROWEL_ERR_IO,
-                               TROWEL_NO_OFFSET, "cannot make folder for %s: %s", display,
-                               err == ELOOP ? "a symbolic link is in the way" : strerror(err));
+            return refused;
         fd = child;
     }
     return trowel_sink_open_file_at(ctx, fd, component, display, d->flags, out);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user)
 {
@@ -19,18 +20,29 @@ void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user)
     ctx->open_user = fn ? user : NULL;
 }
 
-/* Opens folder/name, quietly: false (error untouched) when it fails. */
-static bool try_open(trowel_ctx *ctx, const char *folder, const char *name, trowel_input **out)
+/* Opens folder/name: 1 when it opened, 0 (error untouched) when there is
+ * nothing under that name, -1 when something is there but cannot be read
+ * as a file (a FIFO or a device named like a sibling, a folder, no
+ * permission): that is said, naming both files, and never waited on. */
+static int try_open(trowel_ctx *ctx, const char *folder, const char *name, trowel_input **out)
 {
     char path[4096];
     int n = snprintf(path, sizeof path, "%s%s", folder, name);
     if (n < 0 || (size_t)n >= sizeof path)
-        return false;
+        return 0;
     trowel_error saved = ctx->last_error;
     if (trowel_input_open_file(ctx, path, out) == TROWEL_OK)
-        return true;
-    ctx->last_error = saved;
-    return false;
+        return 1;
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT) {
+        ctx->last_error = saved;
+        return 0;
+    }
+    char why[sizeof ctx->last_error.message];
+    snprintf(why, sizeof why, "%s", ctx->last_error.message);
+    trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "sibling %s: %s", name, why);
+    ctx->siblings_refused++; /* the archive being opened is damaged, not just partial */
+    return -1;
 }
 
 /* The entry of folder whose name equals name ignoring ASCII case. */
@@ -67,9 +79,11 @@ trowel_status trowel_open_beside(trowel_ctx *ctx, const char *base, const char *
     memcpy(folder, base, len);
     folder[len] = '\0';
     char other[256];
-    if (try_open(ctx, folder, name, out) ||
-        (find_any_case(folder, name, other, sizeof other) && try_open(ctx, folder, other, out)))
-        return TROWEL_OK;
+    int got = try_open(ctx, folder, name, out);
+    if (got == 0 && find_any_case(folder, name, other, sizeof other))
+        got = try_open(ctx, folder, other, out);
+    if (got != 0)
+        return got > 0 ? TROWEL_OK : ctx->last_error.status;
     return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s is not beside %s", name, base);
 }
 

@@ -6,16 +6,21 @@
  * as the file system allows. Where the file system has no unnamed files, it
  * writes to a short named temporary beside the target (created with O_EXCL,
  * never following links), which the context's temp handler hears about so a
- * program can remove it when a signal kills it.
+ * program can remove it when a signal kills it; one left by kill -9 is
+ * removed by the next run that writes into that folder (see "stale
+ * temporaries").
  */
 /* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
 #define _GNU_SOURCE
 #include "sink.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,10 +101,105 @@ static int with_fresh_temp(trowel_sink *s, trowel_sink_make_fn make)
     return trowel_sink_fresh_name(s, s->temp_name, sizeof s->temp_name, "", &serial, make);
 }
 
+/* The writer holds a lock on its file for as long as it has it open, so
+ * that a sweep (below) by another process never takes a temporary that is
+ * still being written, whatever its pid looks like from there. */
+static void hold_lock(int fd)
+{
+    (void)flock(fd, LOCK_EX | LOCK_NB);
+}
+
 static int create_named_temp(trowel_sink *s, const char *name)
 {
     s->fd = openat(s->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    return s->fd >= 0 ? 0 : errno;
+    if (s->fd < 0)
+        return errno;
+    hold_lock(s->fd);
+    return 0;
+}
+
+/* ------------------------------------------------ stale temporaries
+ * A run killed with kill -9 (or a power loss) on a file system without
+ * unnamed files leaves its ".trowel-PID-..." temporaries behind, and no
+ * handler ran to remove them. The next sink opened in that folder removes
+ * those whose process is gone: no process with that pid exists here (kill
+ * with signal 0 says ESRCH), and nobody holds the file's lock (a live
+ * writer always does: a pid from another pid namespace sharing the folder
+ * looks dead from here, its lock does not). Each folder is swept once per
+ * context. */
+
+/* The pid in ".trowel-PID-rest", or 0 when name is not such a name. */
+static long temp_name_pid(const char *name)
+{
+    static const char prefix[] = ".trowel-";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    const char *p = name + sizeof prefix - 1;
+    long pid = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (pid > 99999999)
+            return 0;
+        pid = pid * 10 + (*p - '0');
+    }
+    return *p == '-' ? pid : 0;
+}
+
+static bool pid_is_gone(long pid)
+{
+    return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes name from dirfd if it is a regular file nobody holds locked. */
+static void remove_if_unlocked(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        unlinkat(dirfd, name, 0);
+    close(fd);
+}
+
+/* True (and the folder remembered) the first time this context sees it. */
+static bool first_visit(trowel_ctx *ctx, int dirfd)
+{
+    struct stat st;
+    if (fstat(dirfd, &st) != 0)
+        return false;
+    uint64_t dev = (uint64_t)st.st_dev, ino = (uint64_t)st.st_ino;
+    unsigned n = ctx->swept_count;
+    size_t slots = sizeof ctx->swept / sizeof ctx->swept[0];
+    for (unsigned i = 0; i < n; i++)
+        if (ctx->swept[i][0] == dev && ctx->swept[i][1] == ino)
+            return false;
+    if (n == slots) { /* forget the oldest */
+        memmove(ctx->swept[0], ctx->swept[1], (slots - 1) * sizeof ctx->swept[0]);
+        n--;
+    }
+    ctx->swept[n][0] = dev;
+    ctx->swept[n][1] = ino;
+    ctx->swept_count = n + 1;
+    return true;
+}
+
+static void sweep_stale_temps(trowel_ctx *ctx, int dirfd)
+{
+    if (!first_visit(ctx, dirfd))
+        return;
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long pid = temp_name_pid(e->d_name);
+        if (pid > 0 && pid_is_gone(pid))
+            remove_if_unlocked(dirfd, e->d_name);
+    }
+    closedir(d);
 }
 
 /* An unnamed file in the sink's folder, or false when the system or the
@@ -112,6 +212,8 @@ static bool open_unnamed(trowel_sink *s)
         return false;
     s->fd = openat(s->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     s->unnamed = s->fd >= 0;
+    if (s->unnamed) /* it gets temporary names too (trowel_sinks_finish_all) */
+        hold_lock(s->fd);
     return s->unnamed;
 #else
     (void)s;
@@ -148,6 +250,7 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
         return trowel_fail(ctx, TROWEL_ERR_EXISTS, TROWEL_NO_OFFSET,
                            "%s exists (use --force to overwrite)", display);
     }
+    sweep_stale_temps(ctx, dirfd);
     /* Any failure of the unnamed file falls back to a named one, whose error
      * (permissions, a full disk) is then the one reported. */
     if (!open_unnamed(s)) {

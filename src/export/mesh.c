@@ -528,8 +528,8 @@ static bool glb_bin_size(const trowel_mesh *m, uint64_t *size)
 
 static trowel_status glb_write_file(const glb_state *g, json_object *root, trowel_sink *out)
 {
-    const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = trowel_json_text_utf8(root, JSON_C_TO_STRING_PLAIN |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE);
     size_t json_len = strlen(text), json_pad = (4 - json_len % 4) % 4;
     size_t bin_pad = (4 - g->bin_len % 4) % 4;
     uint64_t total = 12 + 8 + json_len + json_pad + (g->bin_len ? 8 + g->bin_len + bin_pad : 0);

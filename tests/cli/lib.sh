@@ -12,6 +12,17 @@
 # into a note. finish then exits 1 if anything failed, else 77 if anything
 # was skipped (CTest's SKIP_RETURN_CODE: ctest reports the test "Skipped",
 # not "Passed"), else 0. With TROWEL_REQUIRE_ALL=1 (CI) a skip exits 1.
+#
+# So that a test cannot pass without doing its job, these hold whatever a
+# script does:
+#  - a script that checked nothing (no pass, no failure) was skipped;
+#  - a script that ends without finish (`exit 77`, `exit 0`, the last
+#    command's status) does not pass: `exit 77` is a skip like any other
+#    (1 under TROWEL_REQUIRE_ALL=1), any other way out is a failure;
+#  - a note that says something was skipped or not checked is a skip;
+#  - assert_rc checks the status of a command `run` (or a helper setting
+#    RC) ran since the last assert_rc: asserting again with no new command
+#    (`bash -n F; assert_rc ...`) is a failure, not a stale pass.
 
 set -u
 
@@ -36,8 +47,30 @@ fi
 T_PASSED=0
 T_FAILED=0
 T_SKIPPED=0
+T_FINISHED=
 T_ROOT=$(mktemp -d "${TMPDIR:-/tmp}/trowel-cli.XXXXXX") || exit 1
-trap 'rm -rf "$T_ROOT"' EXIT
+# On the way out: the scratch folder goes, and a script that did not end
+# through finish gets the status the rules above give it.
+t_on_exit() {
+    local rc=$?
+    rm -rf "$T_ROOT"
+    [ -n "$T_FINISHED" ] && exit "$rc"
+    if [ "$rc" = 77 ]; then
+        printf 'SKIP: the script exited 77 without finish\n'
+        if [ "${TROWEL_REQUIRE_ALL:-}" = 1 ]; then
+            printf 'TROWEL_REQUIRE_ALL=1: a skipped check is a failure\n'
+            exit 1
+        fi
+        exit 77
+    fi
+    if [ "$rc" = 0 ]; then
+        printf 'FAIL: the script ended without finish (%d passed, %d failed, %d skipped uncounted)\n' \
+            "$T_PASSED" "$T_FAILED" "$T_SKIPPED"
+        exit 1
+    fi
+    exit "$rc"
+}
+trap t_on_exit EXIT
 WORK="$T_ROOT/work"
 mkdir "$WORK" "$T_ROOT/lib"
 cd "$WORK" || exit 1
@@ -67,8 +100,15 @@ fail() {
     done
 }
 
-# note MESSAGE: information only (never for a check that did not run).
+# note MESSAGE: information only (never for a check that did not run: a
+# note saying so counts as a skip).
 note() {
+    case "$*" in
+    *[Ss]kip* | *"not checked"* | *"not run"*)
+        skip "$@"
+        return
+        ;;
+    esac
     printf 'NOTE: %s\n' "$*"
 }
 
@@ -114,12 +154,18 @@ assert_not_contains() { # NAME HAYSTACK NEEDLE
     esac
 }
 
+# After it, RC holds no status until a command runs again: a second
+# assert_rc with nothing run between checks a status that is not there.
+T_RC_TAKEN="(already asserted: no command ran since)"
 assert_rc() { # NAME EXPECTED (checks $RC from the last run)
-    if [ "$RC" = "$2" ]; then
+    if [ "${RC-}" = "$T_RC_TAKEN" ]; then
+        fail "$1" "assert_rc with no command run since the last one: use run CMD"
+    elif [ "${RC-}" = "$2" ]; then
         pass
     else
-        fail "$1" "expected exit status $2, got $RC" "stderr: $ERR"
+        fail "$1" "expected exit status $2, got ${RC-}" "stderr: ${ERR-}"
     fi
+    RC=$T_RC_TAKEN
 }
 
 # A usage error: exit 2 and a message on stderr naming trowel.
@@ -251,6 +297,10 @@ assert_json_eq() { # NAME FILE PATH EXPECTED
 }
 
 finish() {
+    T_FINISHED=1
+    if [ "$T_PASSED" -eq 0 ] && [ "$T_FAILED" -eq 0 ] && [ "$T_SKIPPED" -eq 0 ]; then
+        skip "no check ran"
+    fi
     printf '%d passed, %d failed, %d skipped\n' "$T_PASSED" "$T_FAILED" "$T_SKIPPED"
     if [ "$T_FAILED" -ne 0 ]; then
         return 1

@@ -116,7 +116,7 @@ if command -v lz4 >/dev/null 2>&1; then
     assert_contains "bad content checksum: says so" "$ERR" "the LZ4 frame's content checksum does not match"
     assert_dir_empty "bad content checksum: nothing left" bad
 else
-    note "no lz4 command: LZ4 peer checks skipped"
+    skip "no lz4 command: LZ4 peer checks not run"
 fi
 
 # ---- levels: usage errors (exit 2), nothing written.

@@ -7,10 +7,7 @@
 . "${BASH_SOURCE%/*}/lib.sh"
 
 MAN="$TROWEL_SOURCE/man/trowel.1"
-if ! command -v python3 >/dev/null 2>&1; then
-    echo "SKIP: python3 is needed to read the man page"
-    exit 77
-fi
+have_cmd python3 || skip_all "python3 is needed to read the man page"
 
 run "$TROWEL" completion options
 assert_rc "completion options exit" 0
@@ -38,7 +35,7 @@ assert_same_file "completion -o writes the script" completion.zsh made.zsh
 assert_not_contains "the hidden command stays out of --help" "$("$TROWEL" --help)" completion
 
 # ---- bash: ask the completion function itself
-bash -n completion.bash
+run bash -n completion.bash
 assert_rc "bash completion parses" 0
 # complete_bash WORD...: COMPREPLY for the last word, one per line.
 complete_bash() {

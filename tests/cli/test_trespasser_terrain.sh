@@ -52,10 +52,12 @@ else
 fi
 
 # ---- the independent reader agrees with trowel on every height
-"$TROWEL" convert gen.wtd --to png -o full.png || exit 1
+run "$TROWEL" convert gen.wtd --to png -o full.png
+assert_rc "convert gen.wtd to png" 0
 if [ -n "$PY" ]; then
-    python3 "$REF" gen.wtd > ref.txt
-    assert_rc_ok=$?
+    run python3 "$REF" gen.wtd
+    assert_rc "the reference reader reads gen.wtd" 0
+    cp "$OUT_FILE" ref.txt
     got=$("$PY" - <<'PYEOF'
 from PIL import Image
 im = Image.open('full.png')

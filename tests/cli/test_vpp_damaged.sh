@@ -74,6 +74,9 @@ check_cut() {
 
     run "$TROWEL" convert --to json "$cut"
     assert_rc "$label: convert exits 1" 1
+    assert_eq "$label: convert writes nothing without --partial" "" "$OUT"
+    run "$TROWEL" convert --partial --to json "$cut"
+    assert_rc "$label: convert --partial exits 1" 1
     assert_eq "$label: convert warns" "$warnings" "$ERR"
     assert_eq "$label: convert keeps every entry" "$count" "$(jq '.entries | length' <<<"$OUT")"
 
@@ -149,7 +152,7 @@ asm_cut() { # LABEL SEED EXPECTED-LIST EXPECTED-WARNING
     run "$TROWEL" info cut.asm_pc
     assert_rc "$1: info exits 1" 1
     assert_eq "$1: info warns" "trowel: cut.asm_pc: warning: $4" "$ERR"
-    run "$TROWEL" convert --to json cut.asm_pc
+    run "$TROWEL" convert --partial --to json cut.asm_pc
     assert_rc "$1: convert exits 1" 1
     assert_eq "$1: convert keeps the containers before the cut" "$3" \
         "$(jq -r '.asm.containers[].name' <<<"$OUT")"

@@ -84,9 +84,13 @@ hostile() {
     assert_eq "$f: nothing outside DIR" "" "$(find . -maxdepth 1 -name '*.txt')"
 }
 UNSAFE="(absolute, drive, '..', or control characters)"
-hostile abs.vpp_pc "trowel: abs.vpp_pc: $PWD/abs.txt: refusing unsafe entry name '$PWD/abs.txt' $UNSAFE"
-hostile back.vpp_pc "trowel: back.vpp_pc: ../../back.txt: refusing unsafe entry name '../../back.txt' $UNSAFE"
-hostile absdir.vpp_pc "trowel: absdir.vpp_pc: $PWD/absdir.txt: refusing unsafe entry name '$PWD/absdir.txt' $UNSAFE"
+# Each refusal gives the entry's offset: where its data starts (after the
+# names, whose length depends on the folder's).
+ABS_AT=$(printf '0x%x' $((64 + ${#PWD} + 9)))
+ABSDIR_AT=$(printf '0x%x' $((0x78 + 56 + ${#PWD} + 1 + 11)))
+hostile abs.vpp_pc "trowel: abs.vpp_pc: $PWD/abs.txt: refusing unsafe entry name '$PWD/abs.txt' $UNSAFE (offset $ABS_AT)"
+hostile back.vpp_pc "trowel: back.vpp_pc: ../../back.txt: refusing unsafe entry name '../../back.txt' $UNSAFE (offset 0xbf)"
+hostile absdir.vpp_pc "trowel: absdir.vpp_pc: $PWD/absdir.txt: refusing unsafe entry name '$PWD/absdir.txt' $UNSAFE (offset $ABSDIR_AT)"
 # (where the zlib bomb is stopped depends on how zlib hands out its output)
 hostile zbomb.vpp_pc "$(
     "$TROWEL" extract zbomb.vpp_pc -C zb 2>&1 >/dev/null | sed -n '/decodes to more than the 1048576 bytes expected (offset 0x[0-9a-f]*)$/p'

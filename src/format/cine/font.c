@@ -180,8 +180,8 @@ static trowel_status write_glyphmap(trowel_archive *a, const char *const *opts, 
         json_object_array_add(list, g);
     }
     if (s == TROWEL_OK) {
-        const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                    JSON_C_TO_STRING_SPACED);
+        const char *text = trowel_json_text_utf8(root, JSON_C_TO_STRING_PRETTY |
+                                                 JSON_C_TO_STRING_SPACED);
         s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, "\n", 1);

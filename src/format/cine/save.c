@@ -444,9 +444,9 @@ static trowel_status save_convert(trowel_archive *a, const char *target, const c
     trowel_status s = save_to_json(a, &root);
     if (s != TROWEL_OK)
         return s;
-    const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-                                                                JSON_C_TO_STRING_SPACED |
-                                                                JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = trowel_json_text_utf8(root, JSON_C_TO_STRING_PRETTY |
+                                             JSON_C_TO_STRING_SPACED |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE);
     s = trowel_sink_write(out, text, strlen(text));
     if (s == TROWEL_OK)
         s = trowel_sink_write(out, "\n", 1);

@@ -507,7 +507,7 @@ static trowel_status write_png_folder(scumm_costume *c, const trowel_palette *pa
     if (s != TROWEL_OK)
         return s;
     json_object *atlas = costume_json(c, c->picture_count ? &sheet : NULL, pal);
-    const char *text = json_object_to_json_string_ext(
+    const char *text = trowel_json_text_utf8(
         atlas, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_sink *out;
     if ((s = write_sink(c, dir, "costume.json", &out)) == TROWEL_OK) {

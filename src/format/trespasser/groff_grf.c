@@ -252,7 +252,7 @@ static trowel_status write_values(trowel_archive *a, const grf_region *g, trowel
                         "this GRF world has no value table (attribute section)");
     if (s == TROWEL_OK) {
         json_object *root = grf_values_json(&t);
-        const char *text = json_object_to_json_string_ext(
+        const char *text = trowel_json_text_utf8(
             root,
             JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
         s = trowel_sink_write(out, text, strlen(text));
@@ -322,7 +322,7 @@ static trowel_status write_placements(trowel_archive *a, const grf_region *g, tr
         json_object_array_add(objects, o);
     }
     json_object_object_add(root, "objects", objects);
-    const char *text = json_object_to_json_string_ext(
+    const char *text = trowel_json_text_utf8(
         root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_status s = trowel_sink_write(out, text, strlen(text));
     if (s == TROWEL_OK)

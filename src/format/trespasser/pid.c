@@ -361,8 +361,8 @@ static json_object *index_json(const pid_state *st)
 static trowel_status write_index(trowel_archive *a, const pid_state *st, trowel_sink *out)
 {
     json_object *j = index_json(st);
-    const char *text = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *text = trowel_json_text_utf8(j, JSON_C_TO_STRING_PRETTY |
+                                             JSON_C_TO_STRING_NOSLASHESCAPE);
     trowel_status s = text ? trowel_sink_write(out, text, strlen(text))
                            : trowel_fail(a->ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET,
                                          "json-c: out of memory");

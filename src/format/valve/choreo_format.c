@@ -301,7 +301,7 @@ trowel_status choreo_convert(trowel_archive *a, const choreo_scene *s, uint32_t 
         json_object *o = NULL;
         if ((st = choreo_scene_json(a->ctx, s, &o)) != TROWEL_OK)
             return st;
-        const char *text = json_object_to_json_string_ext(
+        const char *text = trowel_json_text_utf8(
             o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
         st = trowel_sink_write(out, text, strlen(text));
         if (st == TROWEL_OK)

@@ -1,0 +1,117 @@
+/*
+ * Named temporaries left by kill -9: a process writing through the named
+ * fallback is really killed with SIGKILL; the next sink opened in that
+ * folder removes its temporary, and keeps those of live writers (a live
+ * pid, this process's own, or a file somebody holds locked even though its
+ * pid looks dead).
+ */
+#include "core/sink.h"
+#include "files.h"
+#include "test.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* A child that opens a named-temporary sink in dir, writes to it, tells
+ * the parent through the pipe, then waits to be killed. */
+static pid_t start_writer(const char *dir)
+{
+    int ready[2];
+    if (pipe(ready) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        trowel_ctx *ctx = trowel_ctx_new();
+        ctx->named_temps_only = true;
+        char path[512];
+        snprintf(path, sizeof path, "%s/out.bin", dir);
+        trowel_sink *s;
+        if (!ctx || trowel_sink_open_file(ctx, path, 0, &s) != TROWEL_OK ||
+            trowel_sink_write(s, "partial", 7) != TROWEL_OK || trowel_sink_flush(s) != TROWEL_OK)
+            _exit(1);
+        (void)!write(ready[1], "k", 1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c;
+    bool ok = pid > 0 && read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    if (!ok && pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static void test_kill_9_leftovers_are_swept_live_ones_kept(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    pid_t killed = start_writer(dir), alive = start_writer(dir);
+    REQUIRE(killed > 0 && alive > 0);
+    kill(killed, SIGKILL);
+    waitpid(killed, NULL, 0);
+    char left[64], live[64], own[64], locked[64];
+    snprintf(left, sizeof left, ".trowel-%ld-0", (long)killed);
+    snprintf(live, sizeof live, ".trowel-%ld-0", (long)alive);
+    snprintf(own, sizeof own, ".trowel-%ld-7", (long)getpid());
+    CHECK(exists_in(dir, left)); /* what kill -9 leaves */
+    CHECK(exists_in(dir, live));
+    /* The killed writer's pid with another serial, held locked by us: a
+     * writer in another pid namespace looks like this. */
+    snprintf(locked, sizeof locked, ".trowel-%ld-g1", (long)killed);
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, locked);
+    int lock_fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    REQUIRE(lock_fd >= 0);
+    REQUIRE(flock(lock_fd, LOCK_EX) == 0);
+    snprintf(path, sizeof path, "%s/%s", dir, own);
+    write_file(path, "mine", 4);
+    /* Not ours to judge: a name that only looks like one, and a link. */
+    snprintf(path, sizeof path, "%s/.trowel-x-0", dir);
+    write_file(path, "x", 1);
+    char link_name[64];
+    snprintf(link_name, sizeof link_name, ".trowel-%ld-9", (long)killed);
+    snprintf(path, sizeof path, "%s/%s", dir, link_name);
+    REQUIRE(symlink("/nonexistent", path) == 0);
+
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+    snprintf(path, sizeof path, "%s/next.bin", dir);
+    REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "next", 4) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(!exists_in(dir, left));
+    CHECK(exists_in(dir, live));
+    CHECK(exists_in(dir, locked));
+    CHECK(exists_in(dir, own));
+    CHECK(exists_in(dir, ".trowel-x-0"));
+    CHECK(exists_in(dir, link_name));
+    bytes got = read_file(path);
+    CHECK(got.size == 4 && got.data && memcmp(got.data, "next", 4) == 0);
+    free(got.data);
+
+    kill(alive, SIGKILL);
+    waitpid(alive, NULL, 0);
+    close(lock_fd);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+TEST_MAIN(TEST(test_kill_9_leftovers_are_swept_live_ones_kept))
