@@ -62,6 +62,8 @@ typedef struct vsif_scene {
     uint32_t size;        /* BVCD bytes after decoding */
     uint32_t lzma_size;   /* compressed: the stream size in the LZMA header */
     bool summary_ok;      /* false: damaged (no sounds); data still readable */
+    bool textless;        /* string indices outside the pool: kept as stored */
+    int bad_index;        /* textless: the first such index */
 } vsif_scene;
 
 typedef struct vsif_image {
@@ -72,6 +74,9 @@ typedef struct vsif_image {
     uint32_t count;
     trowel_error *damage; /* what could not be read (a damaged file) */
     size_t damage_count;
+    /* Scenes whose summary fits only one rounding rule (see choreo_summary):
+     * which rule the image's builder followed. Counted by image_survey. */
+    uint32_t float_votes, double_votes;
 } vsif_image;
 
 typedef struct vsif_state {
@@ -129,6 +134,25 @@ static bool ends_with_vcd(const char *name)
 {
     size_t n = strlen(name);
     return n >= 4 && strcasecmp(name + n - 4, ".vcd") == 0;
+}
+
+static bool ends_with_bvcd(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 5 && strcasecmp(name + n - 5, ".bvcd") == 0;
+}
+
+/* name with the extension of a scene written as text (.vcd) or as stored
+ * (.bvcd); the rest, case included, is kept. */
+static void with_scene_extension(const char *name, bool stored, char *out, size_t cap)
+{
+    size_t n = strlen(name);
+    if (stored && ends_with_vcd(name))
+        snprintf(out, cap, "%.*s.bvcd", (int)(n - 4), name);
+    else if (!stored && ends_with_bvcd(name))
+        snprintf(out, cap, "%.*s.vcd", (int)(n - 5), name);
+    else
+        snprintf(out, cap, "%s", name);
 }
 
 /* The scene name for a candidate path: '\' become '/', everything from the
@@ -432,89 +456,6 @@ static void warn_damage(trowel_ctx *ctx, const vsif_image *img)
                     (unsigned long)img->count, (unsigned long)img->scene_count);
 }
 
-static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
-{
-    char name[16];
-    snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
-    trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
-                      .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
-    trowel_props *x = trowel_archive_add_entry(a, &e);
-    if (!x)
-        return a->ctx->last_error.status;
-    const char **sounds = trowel_mem_calloc(a->ctx, sc->sound_count ? sc->sound_count : 1,
-                                            sizeof *sounds);
-    if (!sounds)
-        return a->ctx->last_error.status;
-    for (uint32_t i = 0; i < sc->sound_count; i++)
-        sounds[i] = choreo_pool_get(img->pool, sc->sounds[i]);
-    trowel_status s;
-    if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
-        (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
-        sc->summary_ok && /* a damaged summary shows nothing */
-        (s = trowel_props_add_uint(x, "msecs", sc->msecs)) == TROWEL_OK &&
-        (img->version != 3 ||
-         (s = trowel_props_add_uint(x, "lastspeech_msecs", sc->lastspeech_msecs)) == TROWEL_OK))
-        s = trowel_props_add_list(x, "sounds", sounds, sc->sound_count);
-    trowel_mem_free(a->ctx, sounds);
-    return s;
-}
-
-static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
-{
-    vsif_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
-    a->priv = st;
-    vsif_image *img = &st->img;
-    trowel_status s = image_read(r, img);
-    if (s != TROWEL_OK)
-        return s;
-    trowel_props *info = a->info;
-    if ((s = trowel_props_add_str(info, "format", "vsif")) ||
-        (s = trowel_props_add_uint(info, "version", img->version)) ||
-        (s = trowel_props_add_uint(info, "scene_count", img->scene_count)) ||
-        (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
-        (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)))
-        return s;
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
-        s = add_entry(a, img, &img->scenes[i]);
-    if (s == TROWEL_OK && img->damage_count) {
-        warn_damage(a->ctx, img);
-        trowel_archive_mark_damaged(a);
-    }
-    return s;
-}
-
-/* What create needs besides the names: the version and, per scene, whether
- * it was stored compressed (LZMA streams themselves cannot be reproduced:
- * Valve's encoder is not liblzma). */
-static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
-{
-    const vsif_state *st = a->priv;
-    json_object *entries;
-    json_object_object_add(m, "version", json_object_new_int((int)st->img.version));
-    if (!json_object_object_get_ex(m, "entries", &entries))
-        return TROWEL_OK;
-    for (size_t i = 0; i < json_object_array_length(entries) && i < st->img.count; i++) {
-        json_object *e = json_object_array_get_idx(entries, i);
-        char crc[9];
-        snprintf(crc, sizeof crc, "%08lx", (unsigned long)st->img.scenes[i].crc);
-        json_object_object_add(e, "crc", json_object_new_string(crc));
-        json_object_object_add(e, "compressed",
-                               json_object_new_boolean(st->img.scenes[i].compressed));
-    }
-    return TROWEL_OK;
-}
-
-static void vsif_close(trowel_archive *a)
-{
-    vsif_state *st = a->priv;
-    if (!st)
-        return;
-    image_free(a->ctx, &st->img);
-    trowel_mem_free(a->ctx, st);
-}
-
 /* A scene's BVCD as a reader window: over the file itself for a raw scene
  * (nothing is loaded, however much its stored data holds), or over its
  * LZMA stream decoded into memory. scene_bvcd_close releases it. */
@@ -574,11 +515,242 @@ static trowel_status parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_s
     return s;
 }
 
+/* One summary value against the two rules: a vote when only one fits. */
+static void count_vote(vsif_image *img, uint32_t stored, uint32_t by_double, uint32_t by_float)
+{
+    if (by_double == by_float)
+        return;
+    if (stored == by_float)
+        img->float_votes++;
+    else if (stored == by_double)
+        img->double_votes++;
+}
+
+/* Which rounding rule the image's summaries follow: "double", "float",
+ * "either" (no scene tells them apart) or "mixed" (scenes disagree). */
+static const char *summary_rule_name(const vsif_image *img)
+{
+    if (img->float_votes && img->double_votes)
+        return "mixed";
+    return img->float_votes ? "float" : img->double_votes ? "double" : "either";
+}
+
+/* The rule to keep when building from (or on) this image: the one most of
+ * its scenes follow, double when none tells. */
+static bool image_uses_float(const vsif_image *img)
+{
+    return img->float_votes > img->double_votes;
+}
+
+/* Reads every scene once when the image is opened, for two things only
+ * the scenes can tell: a scene whose string indices fall outside the pool
+ * cannot become text (it is then extracted as stored, named .bvcd), and a
+ * scene whose summary fits only one rounding rule tells which rule the
+ * image's builder followed. A scene that cannot be read at all is left for
+ * extract and verify to report, as before. */
+static trowel_status image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img)
+{
+    for (uint32_t i = 0; i < img->count; i++) {
+        vsif_scene *sc = &img->scenes[i];
+        scene_bvcd b;
+        choreo_scene *scene = NULL;
+        size_t missing = 0;
+        int first = 0;
+        trowel_status s = scene_bvcd_open(ctx, in, sc, &b);
+        if (s == TROWEL_OK) {
+            s = choreo_read_bvcd_loose(ctx, &b.r, img->pool, &scene, &missing, &first);
+            scene_bvcd_close(ctx, &b);
+        }
+        if (s == TROWEL_ERR_NOMEM)
+            return s;
+        if (s != TROWEL_OK) {
+            trowel_ctx_clear_error(ctx);
+            continue;
+        }
+        sc->textless = missing > 0;
+        sc->bad_index = first;
+        choreo_summary sum;
+        if (sc->summary_ok && (s = choreo_summarize(ctx, scene, &sum)) == TROWEL_OK) {
+            count_vote(img, sc->msecs, sum.msecs, sum.msecs_float);
+            if (img->version == 3)
+                count_vote(img, sc->lastspeech_msecs, sum.lastspeech_msecs,
+                           sum.lastspeech_msecs_float);
+            choreo_summary_free(ctx, &sum);
+        }
+        choreo_scene_free(ctx, scene);
+        if (s != TROWEL_OK)
+            return s;
+    }
+    return TROWEL_OK;
+}
+
+static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
+{
+    char name[16];
+    snprintf(name, sizeof name, "%08lx.%s", (unsigned long)sc->crc, sc->textless ? "bvcd" : "vcd");
+    trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
+                      .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
+    trowel_props *x = trowel_archive_add_entry(a, &e);
+    if (!x)
+        return a->ctx->last_error.status;
+    const char **sounds = trowel_mem_calloc(a->ctx, sc->sound_count ? sc->sound_count : 1,
+                                            sizeof *sounds);
+    if (!sounds)
+        return a->ctx->last_error.status;
+    for (uint32_t i = 0; i < sc->sound_count; i++)
+        sounds[i] = choreo_pool_get(img->pool, sc->sounds[i]);
+    trowel_status s;
+    if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
+        (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
+        sc->summary_ok && /* a damaged summary shows nothing */
+        (s = trowel_props_add_uint(x, "msecs", sc->msecs)) == TROWEL_OK &&
+        (img->version != 3 ||
+         (s = trowel_props_add_uint(x, "lastspeech_msecs", sc->lastspeech_msecs)) == TROWEL_OK))
+        s = trowel_props_add_list(x, "sounds", sounds, sc->sound_count);
+    trowel_mem_free(a->ctx, sounds);
+    return s;
+}
+
+static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
+{
+    vsif_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
+    if (!st)
+        return a->ctx->last_error.status;
+    a->priv = st;
+    vsif_image *img = &st->img;
+    trowel_status s = image_read(r, img);
+    if (s == TROWEL_OK)
+        s = image_survey(a->ctx, a->in, img);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_props *info = a->info;
+    if ((s = trowel_props_add_str(info, "format", "vsif")) ||
+        (s = trowel_props_add_uint(info, "version", img->version)) ||
+        (s = trowel_props_add_uint(info, "scene_count", img->scene_count)) ||
+        (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
+        (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)) ||
+        (s = trowel_props_add_str(info, "summary_precision", summary_rule_name(img))))
+        return s;
+    for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
+        s = add_entry(a, img, &img->scenes[i]);
+    if (s == TROWEL_OK && img->damage_count) {
+        warn_damage(a->ctx, img);
+        trowel_archive_mark_damaged(a);
+    }
+    return s;
+}
+
+/* Whether entry index is written as its stored BVCD rather than as text. */
+static bool written_stored(const vsif_state *st, size_t index)
+{
+    return st->raw || st->img.scenes[index].textless;
+}
+
+/* The CRC-32 of a scene's BVCD as extract writes it (decompressed). */
+static trowel_status bvcd_crc(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                              uint32_t *crc)
+{
+    scene_bvcd b;
+    uint8_t *bytes = NULL;
+    size_t n = 0;
+    trowel_status s = scene_bvcd_open(ctx, in, sc, &b);
+    if (s == TROWEL_OK)
+        s = trowel_reader_load(&b.r, &bytes, &n);
+    scene_bvcd_close(ctx, &b);
+    *crc = s == TROWEL_OK ? trowel_crc32(0, bytes, n) : 0;
+    trowel_mem_free(ctx, bytes);
+    return s;
+}
+
+/* A scene written as stored: its summary as the image holds it, so that
+ * create keeps it (faults included) as a merge keeps a base scene, and the
+ * CRC of the BVCD it belongs to (an edited file gets a new summary). */
+static trowel_status manifest_stored(trowel_archive *a, const vsif_scene *sc, json_object *e)
+{
+    const vsif_state *st = a->priv;
+    uint32_t crc;
+    trowel_status s = bvcd_crc(a->ctx, a->in, sc, &crc);
+    if (s != TROWEL_OK)
+        return s;
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08lx", (unsigned long)crc);
+    json_object_object_add(e, "bvcd", json_object_new_boolean(true));
+    json_object_object_add(e, "bvcd_crc", json_object_new_string(hex));
+    if (!sc->summary_ok) /* damaged: create computes one */
+        return TROWEL_OK;
+    json_object_object_add(e, "msecs", json_object_new_int64(sc->msecs));
+    if (st->img.version == 3)
+        json_object_object_add(e, "lastspeech_msecs", json_object_new_int64(sc->lastspeech_msecs));
+    json_object *sounds = json_object_new_array();
+    for (uint32_t i = 0; i < sc->sound_count; i++)
+        json_object_array_add(sounds, json_object_new_int64(sc->sounds[i]));
+    json_object_object_add(e, "sounds", sounds);
+    return TROWEL_OK;
+}
+
+/* What create needs besides the names: the version and, per scene, whether
+ * it was stored compressed (LZMA streams themselves cannot be reproduced:
+ * Valve's encoder is not liblzma). Scenes written as stored BVCD (--raw,
+ * or a scene that cannot become text) are marked "bvcd" with their summary,
+ * and the image's string pool is recorded in order ("strings"): their
+ * string indices point into it. A float-rule image records "summary". */
+static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
+{
+    const vsif_state *st = a->priv;
+    const vsif_image *img = &st->img;
+    json_object *entries;
+    json_object_object_add(m, "version", json_object_new_int((int)img->version));
+    if (image_uses_float(img))
+        json_object_object_add(m, "summary", json_object_new_string("float"));
+    if (!json_object_object_get_ex(m, "entries", &entries))
+        return TROWEL_OK;
+    bool any_stored = false;
+    trowel_status s = TROWEL_OK;
+    for (size_t i = 0; s == TROWEL_OK && i < json_object_array_length(entries) && i < img->count;
+         i++) {
+        json_object *e = json_object_array_get_idx(entries, i);
+        char crc[9];
+        snprintf(crc, sizeof crc, "%08lx", (unsigned long)img->scenes[i].crc);
+        json_object_object_add(e, "crc", json_object_new_string(crc));
+        json_object_object_add(e, "compressed", json_object_new_boolean(img->scenes[i].compressed));
+        if (written_stored(st, i)) {
+            any_stored = true;
+            trowel_set_entry(a->ctx, a->entries[i].name);
+            s = manifest_stored(a, &img->scenes[i], e);
+        }
+    }
+    trowel_set_entry(a->ctx, NULL);
+    if (s != TROWEL_OK || !any_stored)
+        return s;
+    json_object *strings = json_object_new_array();
+    for (uint32_t i = 0; i < choreo_pool_count(img->pool); i++)
+        json_object_array_add(strings, json_object_new_string(choreo_pool_get(img->pool, i)));
+    json_object_object_add(m, "strings", strings);
+    return TROWEL_OK;
+}
+
+static void vsif_close(trowel_archive *a)
+{
+    vsif_state *st = a->priv;
+    if (!st)
+        return;
+    image_free(a->ctx, &st->img);
+    trowel_mem_free(a->ctx, st);
+}
+
 static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     const vsif_state *st = a->priv;
     const vsif_scene *sc = &st->img.scenes[index];
-    if (st->raw) {
+    if (written_stored(st, index)) {
+        if (sc->textless && !st->raw) {
+            trowel_set_entry(a->ctx, a->entries[index].name);
+            trowel_warn(a->ctx, sc->data_offset,
+                        "string index %d is outside the pool of %lu strings, so the scene "
+                        "cannot become text: written as stored (BVCD), every byte kept",
+                        sc->bad_index, (unsigned long)choreo_pool_count(st->img.pool));
+            trowel_set_entry(a->ctx, NULL);
+        }
         scene_bvcd b;
         trowel_status s = scene_bvcd_open(a->ctx, a->in, sc, &b);
         if (s == TROWEL_OK)
@@ -594,13 +766,19 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
     return s;
 }
 
-/* Scenes are written as text VCDs unless raw=1: their size is known only
+/* Scenes are written as text VCDs unless stored: their size is known only
  * once written. */
 static bool vsif_entry_size_exact(const trowel_archive *a, size_t index)
 {
-    (void)index;
-    const vsif_state *st = a->priv;
-    return st->raw;
+    return written_stored(a->priv, index);
+}
+
+/* Entry index named name, with the extension of how it is written. */
+static trowel_status name_entry(trowel_archive *a, size_t index, const char *name)
+{
+    char fixed[PATH_MAX];
+    with_scene_extension(name, written_stored(a->priv, index), fixed, sizeof fixed);
+    return trowel_archive_rename_entry(a, index, fixed);
 }
 
 static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts, size_t n)
@@ -613,7 +791,13 @@ static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts
                                "raw= takes 0 or 1, not '%s'", raw);
         st->raw = raw[0] == '1';
     }
-    return TROWEL_OK;
+    trowel_status s = TROWEL_OK;
+    for (size_t i = 0; s == TROWEL_OK && i < a->entry_count; i++) {
+        char name[PATH_MAX]; /* a copy: renaming replaces the entry's own */
+        snprintf(name, sizeof name, "%s", a->entries[i].name);
+        s = name_entry(a, i, name);
+    }
+    return s;
 }
 
 /* --------------------------------------------------------------- verify */
@@ -679,7 +863,7 @@ static void describe_sounds(const vsif_image *img, const vsif_scene *sc,
 static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
                            const choreo_scene *scene, const choreo_summary *sum)
 {
-    if (sum->msecs != sc->msecs)
+    if (sc->msecs != sum->msecs && sc->msecs != sum->msecs_float) /* either rule */
         trowel_archive_reportf(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
                                (unsigned long)sc->msecs, (unsigned long)sum->msecs);
     /* The stored value came from the text the scene was compiled from,
@@ -822,7 +1006,7 @@ static trowel_status offer_name(namer *nm, const char *candidate)
     while (hit > nm->slots && hit[-1].crc == key.crc)
         hit--;
     for (; hit < nm->slots + nm->count && hit->crc == key.crc; hit++)
-        if ((s = trowel_archive_rename_entry(nm->a, hit->index, name)) != TROWEL_OK)
+        if ((s = name_entry(nm->a, hit->index, name)) != TROWEL_OK)
             return s;
     return TROWEL_OK;
 }
@@ -971,6 +1155,9 @@ typedef struct builder {
     uint32_t version;
     compress_mode compress;
     compress_mode scene_mode;       /* this scene's: compress, or the manifest's */
+    bool float_rule;                /* summaries rounded in single precision */
+    json_object *manifest;          /* NULL without one */
+    bool stored_ok;                 /* the manifest's pool is loaded: .bvcd sources work */
     trowel_vsif_lzma_encoder *lzma; /* made on first use */
     choreo_pool *pool;
     build_scene *scenes;
@@ -1027,6 +1214,8 @@ static trowel_status intern_sounds(builder *b, build_scene *sc, const char *cons
     return TROWEL_OK;
 }
 
+static trowel_status store_bytes(builder *b, build_scene *sc, uint8_t *bvcd, size_t size);
+
 /* Writes the scene as BVCD with the builder's pool and stores it as the
  * compression mode asks: LZMA kept only when smaller in auto mode. */
 static trowel_status store_scene(builder *b, build_scene *sc, const choreo_scene *scene,
@@ -1042,8 +1231,13 @@ static trowel_status store_scene(builder *b, build_scene *sc, const choreo_scene
     if (s == TROWEL_OK)
         s = trowel_sink_take(mem, &bvcd, &size);
     trowel_sink_discard(mem);
-    if (s != TROWEL_OK)
-        return s;
+    return s == TROWEL_OK ? store_bytes(b, sc, bvcd, size) : s;
+}
+
+/* Stores a scene's BVCD (taken over) as the compression mode asks. */
+static trowel_status store_bytes(builder *b, build_scene *sc, uint8_t *bvcd, size_t size)
+{
+    trowel_status s;
     if (b->scene_mode == COMPRESS_NONE) {
         sc->data = bvcd;
         sc->data_size = size;
@@ -1101,8 +1295,8 @@ static trowel_status compile_into(builder *b, const char *name, const choreo_sce
     if (!sc->name)
         return b->ctx->last_error.status;
     sc->crc = scene_crc(name);
-    sc->msecs = sum->msecs;
-    sc->lastspeech_msecs = sum->lastspeech_msecs;
+    sc->msecs = b->float_rule ? sum->msecs_float : sum->msecs;
+    sc->lastspeech_msecs = b->float_rule ? sum->lastspeech_msecs_float : sum->lastspeech_msecs;
     trowel_status s = intern_sounds(b, sc, sum->sounds, sum->sound_count);
     return s == TROWEL_OK ? store_scene(b, sc, scene, source_crc) : s;
 }
@@ -1127,6 +1321,10 @@ static trowel_status add_source(builder *b, const trowel_source *src)
     choreo_summary sum;
     memset(&sum, 0, sizeof sum);
     s = trowel_reader_load(&r, &text, &n);
+    if (s == TROWEL_OK && n >= 4 && memcmp(text, bvcd_id, 4) == 0)
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0,
+                        "this is a stored scene (BVCD), not text: name it .bvcd and rebuild with "
+                        "the manifest its extraction wrote (extract --manifest)");
     if (s == TROWEL_OK) {
         trowel_reader_init(&r, ctx, in);
         s = choreo_parse_vcd(ctx, &r, &scene);
@@ -1156,7 +1354,7 @@ static trowel_status base_lastspeech(builder *b, const vsif_image *old, const vs
     memset(&sum, 0, sizeof sum);
     if (s == TROWEL_OK)
         s = choreo_summarize(ctx, scene, &sum);
-    *out = sum.lastspeech_msecs;
+    *out = b->float_rule ? sum.lastspeech_msecs_float : sum.lastspeech_msecs;
     choreo_summary_free(ctx, &sum);
     choreo_scene_free(ctx, scene);
     return s;
@@ -1303,7 +1501,7 @@ static trowel_status write_image(builder *b, trowel_sink *out)
     return s;
 }
 
-static const char *const create_keys[] = {"compress", "version", "base", NULL};
+static const char *const create_keys[] = {"compress", "version", "base", "summary", NULL};
 
 static trowel_status parse_create_options(trowel_ctx *ctx, const trowel_create_params *p,
                                           builder *b, bool *version_given)
@@ -1329,20 +1527,40 @@ static trowel_status parse_create_options(trowel_ctx *ctx, const trowel_create_p
                            "version must be 2 or 3, not '%s'", v);
     if (v)
         b->version = (uint32_t)(v[0] - '0');
+    v = trowel_options_get(p->options, p->option_count, "summary");
+    if (v && strcmp(v, "float") != 0 && strcmp(v, "double") != 0)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "summary must be float or double, not '%s'", v);
+    b->float_rule = v && strcmp(v, "float") == 0;
     return TROWEL_OK;
 }
 
-/* The CRCs of the .vcd sources (others are skipped); two sources with the
+/* Whether a source is a scene: a text .vcd, or a stored .bvcd when the
+ * manifest's pool (which its string indices point into) is loaded. */
+static bool is_scene_source(const char *name, bool stored_ok)
+{
+    return ends_with_vcd(name) || (stored_ok && ends_with_bvcd(name));
+}
+
+/* The scene name of a source (a .bvcd stands for its .vcd). */
+static trowel_status source_scene_name(trowel_ctx *ctx, const char *source, char *out, size_t cap)
+{
+    char vcd[PATH_MAX];
+    with_scene_extension(source, false, vcd, sizeof vcd);
+    return scene_name(ctx, vcd, out, cap);
+}
+
+/* The CRCs of the scene sources (others are skipped); two sources with the
  * same scene name are refused. */
-static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p, uint32_t *crcs,
-                                 size_t *n)
+static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p, bool stored_ok,
+                                 uint32_t *crcs, size_t *n)
 {
     *n = 0;
     for (size_t i = 0; i < p->source_count; i++) {
-        if (!ends_with_vcd(p->sources[i].name))
+        if (!is_scene_source(p->sources[i].name, stored_ok))
             continue;
         char name[PATH_MAX];
-        trowel_status s = scene_name(ctx, p->sources[i].name, name, sizeof name);
+        trowel_status s = source_scene_name(ctx, p->sources[i].name, name, sizeof name);
         if (s != TROWEL_OK)
             return s;
         uint32_t crc = scene_crc(name);
@@ -1405,8 +1623,12 @@ static trowel_status add_base(builder *b, const trowel_create_params *p, const c
     trowel_reader_init(&r, ctx, b->base_in);
     vsif_image old;
     s = image_read(&r, &old);
+    if (s == TROWEL_OK)
+        s = image_survey(ctx, b->base_in, &old);
     if (s == TROWEL_OK && !version_given)
         b->version = old.version;
+    if (s == TROWEL_OK && !trowel_options_get(p->options, p->option_count, "summary"))
+        b->float_rule = image_uses_float(&old); /* the base's rule */
     for (uint32_t i = 0; s == TROWEL_OK && i < choreo_pool_count(old.pool); i++)
         s = choreo_pool_append(b->pool, choreo_pool_get(old.pool, i));
     if (s == TROWEL_OK && old.damage_count) /* kept scenes would be lost */
@@ -1458,27 +1680,191 @@ static int valve_order(const void *x, const void *y)
     }
 }
 
-/* The manifest's "compressed" flag for a source, by name (entries are
- * usually in source order, so index i is tried first). */
-static compress_mode manifest_mode(json_object *manifest, size_t i, const char *name,
-                                   compress_mode fallback)
+/* The manifest's entry for a source, by name (entries are usually in
+ * source order, so index i is tried first); NULL when it has none. */
+static json_object *manifest_entry(json_object *manifest, size_t i, const char *name)
 {
     json_object *entries, *e, *v;
     if (!manifest || !json_object_object_get_ex(manifest, "entries", &entries) ||
         !json_object_is_type(entries, json_type_array))
-        return fallback;
+        return NULL;
     size_t n = json_object_array_length(entries);
     for (size_t k = 0; k <= n; k++) {
         size_t j = k == 0 ? i : k - 1;
-        if (j >= n || !(e = json_object_array_get_idx(entries, j)) ||
-            !json_object_object_get_ex(e, "name", &v) || !json_object_get_string(v) ||
-            strcmp(json_object_get_string(v), name) != 0)
-            continue;
-        if (!json_object_object_get_ex(e, "compressed", &v))
-            return fallback;
-        return json_object_get_boolean(v) ? COMPRESS_LZMA : COMPRESS_NONE;
+        if (j < n && (e = json_object_array_get_idx(entries, j)) &&
+            json_object_object_get_ex(e, "name", &v) && json_object_get_string(v) &&
+            strcmp(json_object_get_string(v), name) == 0)
+            return e;
     }
-    return fallback;
+    return NULL;
+}
+
+/* The manifest's "compressed" flag for a source. */
+static compress_mode manifest_mode(json_object *entry, compress_mode fallback)
+{
+    json_object *v;
+    if (!entry || !json_object_object_get_ex(entry, "compressed", &v))
+        return fallback;
+    return json_object_get_boolean(v) ? COMPRESS_LZMA : COMPRESS_NONE;
+}
+
+/* The manifest's summary rule ("summary": "float"), unless -O summary=
+ * was given. */
+static trowel_status manifest_rule(trowel_ctx *ctx, const trowel_create_params *p,
+                                   json_object *manifest, builder *b)
+{
+    json_object *v;
+    if (!manifest || trowel_options_get(p->options, p->option_count, "summary") ||
+        !json_object_object_get_ex(manifest, "summary", &v))
+        return TROWEL_OK;
+    const char *rule = json_object_get_string(v);
+    if (!rule || (strcmp(rule, "float") != 0 && strcmp(rule, "double") != 0))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "the manifest's summary rule '%s' is not float or double",
+                           rule ? rule : "");
+    b->float_rule = strcmp(rule, "float") == 0;
+    return TROWEL_OK;
+}
+
+/* The manifest's string pool ("strings", recorded when it holds stored
+ * scenes): loaded in order, as it was, so that their indices stay valid. */
+static trowel_status manifest_pool(trowel_ctx *ctx, json_object *manifest, builder *b)
+{
+    json_object *strings;
+    if (!manifest || !json_object_object_get_ex(manifest, "strings", &strings))
+        return TROWEL_OK;
+    if (!json_object_is_type(strings, json_type_array))
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "the manifest's strings are not a list");
+    size_t n = json_object_array_length(strings);
+    for (size_t i = 0; i < n; i++) {
+        json_object *v = json_object_array_get_idx(strings, i);
+        if (!json_object_is_type(v, json_type_string))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "the manifest's string %zu is not a string", i);
+        trowel_status s = choreo_pool_append(b->pool, json_object_get_string(v));
+        if (s != TROWEL_OK)
+            return s;
+    }
+    b->stored_ok = true;
+    return TROWEL_OK;
+}
+
+/* A stored scene's summary as the manifest recorded it, when the file is
+ * the one extracted (same CRC-32) and every sound index is in the pool. */
+static bool recorded_summary(builder *b, json_object *entry, uint32_t crc, build_scene *sc)
+{
+    json_object *v, *sounds;
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08lx", (unsigned long)crc);
+    if (!entry || !json_object_object_get_ex(entry, "bvcd_crc", &v) ||
+        !json_object_get_string(v) || strcmp(json_object_get_string(v), hex) != 0 ||
+        !json_object_object_get_ex(entry, "msecs", &v) ||
+        !json_object_object_get_ex(entry, "sounds", &sounds) ||
+        !json_object_is_type(sounds, json_type_array))
+        return false;
+    sc->msecs = (uint32_t)json_object_get_int64(v);
+    if (b->version == 3) {
+        if (!json_object_object_get_ex(entry, "lastspeech_msecs", &v))
+            return false; /* a v2 scene in a v3 image: computed */
+        sc->lastspeech_msecs = (uint32_t)json_object_get_int64(v);
+    }
+    size_t n = json_object_array_length(sounds);
+    sc->sounds = trowel_mem_calloc(b->ctx, n ? n : 1, sizeof *sc->sounds);
+    if (!sc->sounds)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        int64_t id = json_object_get_int64(json_object_array_get_idx(sounds, i));
+        if (id < 0 || (uint64_t)id >= choreo_pool_count(b->pool)) {
+            trowel_mem_free(b->ctx, sc->sounds);
+            sc->sounds = NULL;
+            return false;
+        }
+        sc->sounds[i] = (uint32_t)id;
+    }
+    sc->sound_count = (uint32_t)n;
+    return true;
+}
+
+/* A stored scene's summary computed from it (read with the pool). */
+static trowel_status computed_summary(builder *b, const uint8_t *bvcd, size_t n, build_scene *sc)
+{
+    trowel_ctx *ctx = b->ctx;
+    trowel_input *in;
+    choreo_scene *scene = NULL;
+    choreo_summary sum;
+    memset(&sum, 0, sizeof sum);
+    trowel_status s = trowel_input_open_memory(ctx, bvcd, n, "(bvcd)", &in);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    s = choreo_read_bvcd(ctx, &r, b->pool, &scene);
+    trowel_input_close(in);
+    if (s == TROWEL_OK)
+        s = choreo_summarize(ctx, scene, &sum);
+    if (s == TROWEL_OK) {
+        sc->msecs = b->float_rule ? sum.msecs_float : sum.msecs;
+        sc->lastspeech_msecs = b->float_rule ? sum.lastspeech_msecs_float : sum.lastspeech_msecs;
+        s = intern_sounds(b, sc, sum.sounds, sum.sound_count);
+    }
+    choreo_summary_free(ctx, &sum);
+    choreo_scene_free(ctx, scene);
+    return s;
+}
+
+/* A scene extracted as stored (.bvcd, its strings indices into the
+ * manifest's pool): its bytes are kept exactly; its summary is the one the
+ * manifest recorded while the file is unchanged, else computed from it. */
+static trowel_status add_stored_source(builder *b, const trowel_source *src, json_object *entry)
+{
+    trowel_ctx *ctx = b->ctx;
+    char name[PATH_MAX];
+    trowel_status s = source_scene_name(ctx, src->name, name, sizeof name);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_set_entry(ctx, src->name);
+    trowel_input *in;
+    if ((s = trowel_input_open_file(ctx, src->path, &in)) != TROWEL_OK)
+        return s;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    uint8_t *bvcd = NULL;
+    size_t n = 0;
+    s = trowel_reader_load(&r, &bvcd, &n);
+    trowel_input_close(in);
+    if (s == TROWEL_OK && (n < 4 || !bvcd || memcmp(bvcd, bvcd_id, 4) != 0))
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "not a BVCD (no \"bvcd\" signature)");
+    build_scene *sc = NULL;
+    if (s == TROWEL_OK && (!(sc = builder_add(b)) || !(sc->name = trowel_mem_strdup(ctx, name))))
+        s = ctx->last_error.status;
+    if (s == TROWEL_OK && sc) {
+        sc->crc = scene_crc(name);
+        if (!recorded_summary(b, entry, trowel_crc32(0, bvcd, n), sc))
+            s = computed_summary(b, bvcd, n, sc);
+    }
+    if (s != TROWEL_OK || !sc) {
+        trowel_mem_free(ctx, bvcd);
+        return s;
+    }
+    return store_bytes(b, sc, bvcd, n);
+}
+
+/* .bvcd sources without the manifest's pool cannot be rebuilt: one warning
+ * for all of them. */
+static void warn_stored_skipped(trowel_ctx *ctx, const trowel_create_params *p)
+{
+    size_t n = 0;
+    const char *first = NULL;
+    for (size_t i = 0; i < p->source_count; i++)
+        if (ends_with_bvcd(p->sources[i].name) && n++ == 0)
+            first = p->sources[i].name;
+    if (n)
+        trowel_warn(ctx, TROWEL_NO_OFFSET,
+                    "%zu stored scene%s (.bvcd, first %s) skipped: their strings are indices "
+                    "into the pool of the image they came from; rebuild with the manifest "
+                    "their extraction wrote (create --manifest)",
+                    n, n == 1 ? "" : "s", first);
 }
 
 /* The manifest's image version, unless -O version= was given. */
@@ -1501,18 +1887,30 @@ static trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
                                  json_object *manifest, trowel_sink *out)
 {
     builder b = {.ctx = ctx};
-    bool version_given;
+    bool version_given = false;
     trowel_status s = parse_create_options(ctx, p, &b, &version_given);
     if (s == TROWEL_OK)
         s = manifest_version(ctx, manifest, &b, &version_given);
+    if (s == TROWEL_OK)
+        s = manifest_rule(ctx, p, manifest, &b);
     if (s != TROWEL_OK)
         return s;
+    b.manifest = manifest;
     b.scene_mode = b.compress;
     b.pool = choreo_pool_new(ctx);
-    uint32_t *crcs = b.pool ? trowel_mem_calloc(ctx, p->source_count + 1, sizeof *crcs) : NULL;
-    size_t ncrcs = 0;
-    s = crcs ? source_crcs(ctx, p, crcs, &ncrcs) : ctx->last_error.status;
+    s = b.pool ? manifest_pool(ctx, manifest, &b) : ctx->last_error.status;
     const char *base = trowel_options_get(p->options, p->option_count, "base");
+    if (s == TROWEL_OK && base && b.stored_ok)
+        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                        "a manifest with stored scenes (.bvcd) brings its own string pool: "
+                        "it cannot be merged into a base image");
+    if (s == TROWEL_OK && !b.stored_ok)
+        warn_stored_skipped(ctx, p);
+    uint32_t *crcs =
+        s == TROWEL_OK ? trowel_mem_calloc(ctx, p->source_count + 1, sizeof *crcs) : NULL;
+    size_t ncrcs = 0;
+    if (s == TROWEL_OK)
+        s = crcs ? source_crcs(ctx, p, b.stored_ok, crcs, &ncrcs) : ctx->last_error.status;
     if (s == TROWEL_OK && base)
         s = add_base(&b, p, base, crcs, ncrcs, version_given);
     const trowel_source **order =
@@ -1520,17 +1918,18 @@ static trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
     if (s == TROWEL_OK && !order)
         s = ctx->last_error.status;
     for (size_t i = 0, k = 0; s == TROWEL_OK && i < p->source_count; i++)
-        if (ends_with_vcd(p->sources[i].name))
+        if (is_scene_source(p->sources[i].name, b.stored_ok))
             order[k++] = &p->sources[i];
     if (s == TROWEL_OK)
         qsort(order, ncrcs, sizeof *order, valve_order);
     /* -O compress= overrides the manifest's per-scene choice. */
     bool per_scene = manifest && !trowel_options_get(p->options, p->option_count, "compress");
     for (size_t i = 0; s == TROWEL_OK && i < ncrcs; i++) {
-        b.scene_mode = per_scene ? manifest_mode(manifest, (size_t)(order[i] - p->sources),
-                                                 order[i]->name, b.compress)
-                                 : b.compress;
-        s = add_source(&b, order[i]);
+        json_object *entry =
+            manifest_entry(manifest, (size_t)(order[i] - p->sources), order[i]->name);
+        b.scene_mode = per_scene ? manifest_mode(entry, b.compress) : b.compress;
+        s = ends_with_bvcd(order[i]->name) ? add_stored_source(&b, order[i], entry)
+                                           : add_source(&b, order[i]);
         trowel_progress(ctx, i + 1, ncrcs);
     }
     trowel_mem_free(ctx, (void *)order);
