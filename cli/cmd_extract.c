@@ -425,7 +425,9 @@ const cli_command cli_cmd_extract = {
         "go under ENTRY.d/ beside it (DLC.str2_pc.d/x.layer_pc), and so on down;\n"
         "PATTERNs match a nested entry's path as written (DLC.str2_pc.d/x.layer_pc)\n"
         "or as list -r shows it (DLC.str2_pc/x.layer_pc), and an archive entry\n"
-        "they choose brings all of its own.\n"
+        "they choose brings all of its own. An entry a format cannot convert\n"
+        "but keeps whole (a scenes.image scene whose strings lie outside the\n"
+        "pool: written as stored, .bvcd) is one warning, not a failure.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

@@ -1095,7 +1095,8 @@ static trowel_status vsif_set_names(trowel_archive *a, const char *path)
 }
 
 static const trowel_option_info vsif_options[] = {
-    {"raw", "0|1", "1: extract scenes as stored (BVCD), not as text VCD (as --raw)", NULL},
+    {"raw", "0|1", "1: extract scenes as stored (BVCD, named .bvcd), not as text VCD (as --raw)",
+     NULL},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -1108,6 +1109,8 @@ const trowel_format trowel_format_vsif = {
     .create_options =
         "version=2|3: image version (default 2, or the base image's)\n"
         "compress=auto|lzma|none: LZMA per scene, kept only when smaller (default auto)\n"
+        "summary=double|float: round scene lengths in double (default) or single precision "
+        "(an L4D2-branch rule; default: the base's or manifest's)\n"
         "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept as "
         "stored (bytes, summaries, string pool order)",
     .convert_targets = "",
