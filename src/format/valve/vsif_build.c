@@ -8,7 +8,6 @@
  * docs/formats/vsif.md. Facts: Source SDK 2013 sceneimage.cpp (learnt,
  * not copied), the ez2 and tsp images of the shared corpus.
  */
-#define _XOPEN_SOURCE 700
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
@@ -21,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
 
 typedef struct build_scene {
     char *name;          /* NULL for scenes kept from a base image */
