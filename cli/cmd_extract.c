@@ -675,6 +675,9 @@ const cli_command cli_cmd_extract = {
         "part matches, and with -r what is nested in them; --files-from FILE\n"
         "adds PATTERNs; -n lists the files that would be written (each entry is\n"
         "still read, so the exit status is the real run's) and writes nothing.\n"
+        "An entry a format cannot convert but keeps whole (a scenes.image scene\n"
+        "whose strings lie outside the pool: written as stored, .bvcd) is one\n"
+        "warning, not a failure.\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

@@ -66,12 +66,12 @@ done
 # Reading and convert options (-O), from each format's one table.
 run "$TROWEL" formats
 assert_contains "formats: vsif reading option" "$OUT" \
-    "    reading options: raw=0|1: 1: extract scenes as stored (BVCD), not as text VCD (as --raw)"
+    "    reading options: raw=0|1: 1: extract scenes as stored (BVCD, named .bvcd), not as text VCD (as --raw)"
 assert_contains "formats: cine-sample convert option" "$OUT" \
     "    convert options: rate=N: samples per second written in the WAV header (default 8287) (wav)"
 assert_json_eq "formats --json: read_options" formats.json \
     '.formats[] | select(.id == "vsif") | .read_options' \
-    '[{"help":"1: extract scenes as stored (BVCD), not as text VCD (as --raw)","key":"raw","value":"0|1"}]'
+    '[{"help":"1: extract scenes as stored (BVCD, named .bvcd), not as text VCD (as --raw)","key":"raw","value":"0|1"}]'
 assert_json_eq "formats --json: convert_options with targets" formats.json \
     '[.formats[] | select(.id == "cine-font") | .convert_options[] | "\(.key):\(.targets | join(","))"]' \
     '["frame:png","palette:png","transparent:png","columns:png","columns:glyphmap"]'

@@ -48,9 +48,9 @@ assert_file_exists "extract: under scenes/" game/scenes/f02_lobby1.vcd
 assert_contains "extract: text VCD" "$(head -c 40 game/scenes/f02_lobby1.vcd)" "// Choreo version 1"
 assert_file_exists "extract: subfolders kept" game/scenes/_old/op.vcd
 
-run "$TROWEL" extract --raw -C raw "$IMG" 0049e643.vcd
+run "$TROWEL" extract --raw -C raw "$IMG" 0049e643.bvcd
 assert_rc "extract --raw exit" 0
-assert_eq "extract --raw: BVCD" "98 118 99 100 4" "$(bytes raw/0049e643.vcd 0 5)"
+assert_eq "extract --raw: BVCD" "98 118 99 100 4" "$(bytes raw/0049e643.bvcd 0 5)"
 
 run "$TROWEL" extract -O bogus=1 -C bad "$IMG"
 assert_usage_error "extract -O unknown key"

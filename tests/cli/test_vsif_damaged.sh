@@ -132,10 +132,10 @@ run "$TROWEL" verify raw.image
 assert_rc "trailing bytes (stored): verify exits 1" 1
 assert_contains "trailing bytes (stored): named, counted, located" "$ERR" \
     "$(printf 'trowel: raw.image: %s.vcd: 1000 bytes follow the scene'"'"'s BVCD (%d bytes) in its stored data (offset 0x%x)' "$crc" "$len" $((off + len)))"
-run "$TROWEL" extract --raw -C rawout raw.image "$crc.vcd"
+run "$TROWEL" extract --raw -C rawout raw.image "$crc.bvcd"
 assert_rc "trailing bytes: the scene still extracts" 0
 assert_eq "extract --raw writes the stored data, trailing bytes included" $((len + 1000)) \
-    "$(wc -c <"rawout/$crc.vcd" | tr -d ' ')"
+    "$(wc -c <"rawout/$crc.bvcd" | tr -d ' ')"
 # 64 MiB of them (a sparse file) under an 8 MiB memory limit: a raw scene
 # is parsed where it lies, never loaded whole.
 cp raw.image big.image
@@ -153,9 +153,9 @@ leo=$(u32le lz.image 16)
 last=$((leo + 16 * (n - 1)))
 off=$(u32le lz.image $((last + 4)))
 crc=$(printf '%08x' "$(u32le lz.image "$last")")
-run "$TROWEL" extract --raw -C lzout lz.image "$crc.vcd"
-bvcd_len=$(wc -c <"lzout/$crc.vcd" | tr -d ' ')
-cp "lzout/$crc.vcd" padded.bvcd
+run "$TROWEL" extract --raw -C lzout lz.image "$crc.bvcd"
+bvcd_len=$(wc -c <"lzout/$crc.bvcd" | tr -d ' ')
+cp "lzout/$crc.bvcd" padded.bvcd
 head -c 500 /dev/zero >>padded.bvcd
 run "$TROWEL" compress -c vsif-lzma -o padded.lz padded.bvcd
 head -c "$off" lz.image >lzpad.image

@@ -656,6 +656,20 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
     choreo_scene *t = NULL;
     CHECK(read_bvcd_mem(ctx, bin.data, bin.size, small, &t) == TROWEL_ERR_CORRUPT);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "outside the pool") != NULL);
+    /* read loosely, as the engine does: those strings are "" and counted */
+    trowel_input *in = NULL;
+    REQUIRE(trowel_input_open_memory(ctx, bin.data, bin.size, "mem.bvcd", &in) == TROWEL_OK);
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    size_t missing = 0;
+    int first = 0;
+    CHECK(choreo_read_bvcd_loose(ctx, &r, small, &t, &missing, &first) == TROWEL_OK);
+    CHECK(t != NULL);
+    CHECK(missing > 0);
+    CHECK(first >= 1); /* "pause" (index 0) is in the small pool */
+    choreo_scene_free(ctx, t);
+    t = NULL;
+    trowel_input_close(in);
     /* a negative index */
     bin.data[11] = 0xFF;
     bin.data[12] = 0xFF;
@@ -672,6 +686,22 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
 }
 
 /* ------------------------------------------------------- small units */
+
+/* Summary milliseconds by both rules; expected values worked out by hand
+ * from the floats' exact values (2.9875f = 2.98749995231628...). */
+static void test_choreo_msecs_rounds_by_both_rules(void)
+{
+    CHECK_EQ_U64(choreo_msecs(2.9875f, false), 2987); /* 2987.49995 + 0.5 */
+    CHECK_EQ_U64(choreo_msecs(2.9875f, true), 2988);  /* product rounds to 2987.5 */
+    CHECK_EQ_U64(choreo_msecs(1.0875f, false), 1087);
+    CHECK_EQ_U64(choreo_msecs(1.0875f, true), 1088);
+    CHECK_EQ_U64(choreo_msecs(2.5f, false), 2500); /* exact: both agree */
+    CHECK_EQ_U64(choreo_msecs(2.5f, true), 2500);
+    CHECK_EQ_U64(choreo_msecs(0.0f, true), 0);
+    CHECK_EQ_U64(choreo_msecs(-1.0f, true), 0);
+    CHECK_EQ_U64(choreo_msecs(3.0e38f, true), UINT32_MAX); /* no float overflow */
+    CHECK_EQ_U64(choreo_msecs(3.0e38f, false), UINT32_MAX);
+}
 
 static void test_choreo_pool_dedups_ignoring_case_in_insertion_order(void)
 {
@@ -820,6 +850,7 @@ int main(int argc, char **argv)
 {
     static const test_case cases[] = {
         TEST(test_choreo_pool_dedups_ignoring_case_in_insertion_order),
+        TEST(test_choreo_msecs_rounds_by_both_rules),
         TEST(test_choreo_ez2_vcds_compile_to_the_image_bytes),
         TEST(test_choreo_tsp_narrator_vcds_compile_to_the_v3_image),
         TEST(test_choreo_ez2_image_scenes_round_trip),

@@ -721,14 +721,31 @@ trowel_status choreo_reconcile_close_captions(choreo_scene *s)
 
 /* -------------------------------------------------------------- summary */
 
-static uint32_t to_msecs(float t)
+/* Both rules computed in double, where every step is exact (a float times
+ * 1000 needs 34 bits, adding 0.5 to it fits too), so no compiler setting
+ * (x87 excess precision, contraction into fused multiply-add) can change
+ * them: the single-precision rule rounds each exact step to float
+ * explicitly, as SSE arithmetic does. */
+static uint32_t to_msecs_rule(float t, bool single)
 {
-    double v = (double)t * 1000.0 + 0.5;
-    if (!(v > 0.0))
+    double v = (double)t * 1000.0;
+    if (!(v + 0.5 > 0.0)) /* negative or NaN */
         return 0;
-    if (v >= 4294967295.0)
+    if (v >= 4294967295.0) /* (and out of float's range before rounding) */
         return UINT32_MAX;
-    return (uint32_t)v;
+    if (single)
+        v = (double)(float)v;
+    v += 0.5;
+    if (single)
+        v = (double)(float)v;
+    return v >= 4294967295.0 ? UINT32_MAX : (uint32_t)v;
+}
+
+static uint32_t to_msecs(float t) { return to_msecs_rule(t, false); }
+
+uint32_t choreo_msecs(float seconds, bool single_precision)
+{
+    return to_msecs_rule(seconds, single_precision);
 }
 
 /* Valve's rule for a v3 summary's lastspeech: the SPEAK event that comes
@@ -780,14 +797,22 @@ trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_su
         }
     }
     out->msecs = to_msecs(choreo_stop_time(s));
+    out->msecs_float = to_msecs_rule(choreo_stop_time(s), true);
     out->lastspeech_msecs = to_msecs(last_speech_time(s));
+    out->lastspeech_msecs_float = to_msecs_rule(last_speech_time(s), true);
     return TROWEL_OK;
 }
 
-/* A SPEAK event's time for lastspeech, in summary milliseconds. */
-static uint32_t speech_msecs(const choreo_event *e)
+/* Whether a time is msecs by either precision rule. */
+static bool msecs_fit(float t, uint32_t msecs)
 {
-    return to_msecs(e->end != -1.0f ? e->end : e->start);
+    return to_msecs_rule(t, false) == msecs || to_msecs_rule(t, true) == msecs;
+}
+
+/* Whether a SPEAK event's time for lastspeech gives msecs. */
+static bool speech_msecs_fit(const choreo_event *e, uint32_t msecs)
+{
+    return msecs_fit(e->end != -1.0f ? e->end : e->start, msecs);
 }
 
 bool choreo_lastspeech_possible(const choreo_scene *s, uint32_t msecs)
@@ -801,14 +826,14 @@ bool choreo_lastspeech_possible(const choreo_scene *s, uint32_t msecs)
         any_speech = true;
         if (e->in_actor)
             last_on_actor = e;
-        else if (s->from_binary && speech_msecs(e) == msecs)
+        else if (s->from_binary && speech_msecs_fit(e, msecs))
             return true; /* the text may have put it after every actor */
     }
     if (!any_speech)
         return msecs == 0;
     if (!s->from_binary)
-        return to_msecs(last_speech_time(s)) == msecs;
-    return last_on_actor ? speech_msecs(last_on_actor) == msecs : false;
+        return msecs_fit(last_speech_time(s), msecs);
+    return last_on_actor ? speech_msecs_fit(last_on_actor, msecs) : false;
 }
 
 void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum)

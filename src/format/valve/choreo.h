@@ -75,6 +75,14 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
 trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
                                choreo_scene **out);
 
+/* As choreo_read_bvcd, except that a string index outside the pool reads
+ * as "" (what the engine's pool lookup gives) instead of failing: *missing
+ * counts such indices, *first_missing is the first one. A scene read so
+ * cannot become faithful text, but its structure and times are known
+ * (scenes.image keeps such scenes as stored bytes, and summarises them). */
+trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                     choreo_scene **out, size_t *missing, int *first_missing);
+
 /* Writes the scene as BVCD v4 with source_crc in its header (by convention
  * the CRC-32 of the source .vcd's bytes, see choreo_scene_source_crc).
  * Every string is interned into pool (choreo_pool_intern) in serialization
@@ -111,20 +119,31 @@ void choreo_scene_counts(const choreo_scene *s, choreo_counts *out);
  * over every event; 0 for a scene with no events. */
 double choreo_scene_duration(const choreo_scene *s);
 
+/* A time in seconds as summary milliseconds, by the double or the single
+ * precision rule (see choreo_summary). */
+uint32_t choreo_msecs(float seconds, bool single_precision);
+
 void choreo_scene_free(trowel_ctx *ctx, choreo_scene *s);
 
 /* -------------------------------------------------------------- summary */
 
 /* The per-scene summary stored in a scenes.image. */
 typedef struct choreo_summary {
-    /* (uint32)(duration * 1000.0 + 0.5), computed in double. */
-    uint32_t msecs;
+    /* (uint32)(duration * 1000 + 0.5), as Valve's builder writes it. Its
+     * source says `stop * 1000.0f + 0.5f` with a float stop time; most
+     * builds evaluated that in double precision (x87), an L4D2-branch image
+     * in single precision (SSE): the product rounded to float, then the
+     * sum rounded to float, then truncated. msecs is the double rule,
+     * msecs_float the single one; they differ when the exact product lies
+     * just under a half millisecond (2.9875f: 2987 against 2988). */
+    uint32_t msecs, msecs_float;
     /* Image v3 only (zero is fine to ignore for v2): when the last speech
      * ends, in ms, by Valve's rule (FindLastSpeakTime): of the SPEAK events
      * (actor-less ones too), the LAST ONE IN EVENT ORDER (see sounds below)
      * counts, not the one that ends last: its end if set, else its start,
-     * rounded as msecs. 0 when the scene has no SPEAK event. */
-    uint32_t lastspeech_msecs;
+     * rounded as msecs (and as msecs_float). 0 when the scene has no SPEAK
+     * event. */
+    uint32_t lastspeech_msecs, lastspeech_msecs_float;
     /* Sound names, de-duplicated ignoring ASCII case (the engine compares
      * pool ids, and the pool ignores case), in the engine's event order
      * (text: file order of the events; BVCD: actor-less events, then actors /
@@ -140,7 +159,7 @@ trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_su
 void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum);
 
 /* Whether msecs is a lastspeech that Valve's builder could have stored for
- * this scene. Valve computes it from the text VCD, where actor-less events
+ * this scene (in either precision, see choreo_summary). Valve computes it from the text VCD, where actor-less events
  * sit wherever the author wrote them; BVCD (and so a scene read from it)
  * puts them before every actor. So for a scene read from BVCD the last
  * speech in the text's order was either the last SPEAK event on an actor or

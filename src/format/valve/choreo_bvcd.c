@@ -30,6 +30,8 @@ typedef struct breader {
     trowel_ctx *ctx;
     choreo_scene *s;
     const choreo_pool *pool;
+    size_t *missing;   /* loose reading: indices outside the pool counted here */
+    int *first_missing;
 } breader;
 
 static trowel_status rd_u8(breader *b, uint8_t *v) { return trowel_read_u8(b->r, v); }
@@ -52,6 +54,11 @@ static trowel_status rd_str(breader *b, const char **out)
     if (st != TROWEL_OK)
         return st;
     const char *s = idx < 0 ? NULL : choreo_pool_get(b->pool, (uint32_t)idx);
+    if (!s && b->missing) { /* the engine's pool lookup gives "" */
+        if ((*b->missing)++ == 0)
+            *b->first_missing = idx;
+        s = "";
+    }
     if (!s)
         return trowel_fail(b->ctx, TROWEL_ERR_CORRUPT, at,
                            "BVCD string index %d outside the pool of %zu strings", (int)idx,
@@ -278,8 +285,8 @@ static trowel_status rd_actor(breader *b)
     return st;
 }
 
-trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
-                               choreo_scene **out)
+static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                               choreo_scene **out, size_t *missing, int *first_missing)
 {
     *out = NULL;
     uint8_t magic[4], version, n = 0;
@@ -298,7 +305,7 @@ trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
         return trowel_ctx_last_error(ctx)->status;
     s->from_binary = true;
     s->has_crc = true;
-    breader b = {bin, ctx, s, pool};
+    breader b = {bin, ctx, s, pool, missing, first_missing};
     st = trowel_read_u32le(bin, &s->source_crc);
     if (st == TROWEL_OK)
         st = rd_u8(&b, &n);
@@ -320,6 +327,20 @@ trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
     }
     *out = s;
     return TROWEL_OK;
+}
+
+trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                               choreo_scene **out)
+{
+    return read_bvcd(ctx, bin, pool, out, NULL, NULL);
+}
+
+trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                     choreo_scene **out, size_t *missing, int *first_missing)
+{
+    *missing = 0;
+    *first_missing = 0;
+    return read_bvcd(ctx, bin, pool, out, missing, first_missing);
 }
 
 /* ================================================================ writer */

@@ -1,0 +1,96 @@
+/*
+ * scenes.image (VSIF): what the reader (vsif.c) and the builder
+ * (vsif_build.c) share: the image as read, its scenes, and the helpers both
+ * need (names and CRCs, reading a scene's BVCD). Layout and sources: see
+ * vsif.c and docs/formats/vsif.md.
+ */
+#ifndef TROWEL_VALVE_VSIF_IMAGE_H
+#define TROWEL_VALVE_VSIF_IMAGE_H
+
+#include "core/module.h"
+#include "format/valve/choreo.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct json_object;
+
+#define VSIF_HEADER_SIZE 20u
+#define VSIF_ENTRY_SIZE 16u
+#define VSIF_IMAGE_MAX ((uint64_t)INT32_MAX) /* the engine's offsets are int */
+
+static const uint8_t vsif_id[4] = {'V', 'S', 'I', 'F'};
+static const uint8_t bvcd_id[4] = {'b', 'v', 'c', 'd'};
+
+typedef struct vsif_scene {
+    uint32_t slot;        /* its place in the entry table */
+    uint32_t crc;
+    uint32_t data_offset, data_length, summary_offset;
+    uint32_t msecs, lastspeech_msecs;
+    uint32_t sound_count;
+    uint32_t *sounds;     /* pool indices, all checked in range */
+    bool compressed;
+    uint32_t size;        /* BVCD bytes after decoding */
+    uint32_t lzma_size;   /* compressed: the stream size in the LZMA header */
+    bool summary_ok;      /* false: damaged (no sounds); data still readable */
+    bool textless;        /* string indices outside the pool: kept as stored */
+    int bad_index;        /* textless: the first such index */
+} vsif_scene;
+
+typedef struct vsif_image {
+    uint32_t version;
+    uint32_t scene_count, string_count, entry_offset; /* as the header says */
+    choreo_pool *pool;   /* the strings that could be read */
+    vsif_scene *scenes;  /* the scenes whose data can be found, entry order */
+    uint32_t count;
+    trowel_error *damage; /* what could not be read (a damaged file) */
+    size_t damage_count;
+    /* Scenes whose summary fits only one rounding rule (see choreo_summary):
+     * which rule the image's builder followed. Counted by vsif_image_survey. */
+    uint32_t float_votes, double_votes;
+} vsif_image;
+
+/* A scene's BVCD as a reader window (vsif_scene_bvcd_open). */
+typedef struct vsif_scene_bvcd {
+    trowel_reader r;
+    trowel_input *mem;
+    uint8_t *decoded;
+} vsif_scene_bvcd;
+
+void vsif_put_u32(uint8_t *p, uint32_t v);
+
+/* Names: ".vcd" / ".bvcd" endings (any case); a name with the extension
+ * of a scene written as text or as stored; the scene name of a candidate
+ * path; the CRC of a scene name (a "%08x.vcd" name stands for that CRC). */
+bool vsif_ends_with_vcd(const char *name);
+bool vsif_ends_with_bvcd(const char *name);
+void vsif_with_scene_extension(const char *name, bool stored, char *out, size_t cap);
+trowel_status vsif_scene_name(trowel_ctx *ctx, const char *path, char *out, size_t cap);
+uint32_t vsif_scene_crc(const char *name);
+
+/* Reads header, pool, entries and summaries of the image in r; what a
+ * damaged file lacks is in img->damage. vsif_image_free releases it. */
+trowel_status vsif_image_read(trowel_reader *r, vsif_image *img);
+void vsif_image_free(trowel_ctx *ctx, vsif_image *img);
+/* Reads every scene once: marks those that cannot become text, counts
+ * which summary rounding rule the image follows. */
+trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img);
+/* The rule most scenes follow (single precision), false when none tells. */
+bool vsif_image_uses_float(const vsif_image *img);
+
+/* A scene's BVCD: a window over the file (raw) or over its decoded LZMA
+ * stream; closed with vsif_scene_bvcd_close. */
+trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                   vsif_scene_bvcd *b);
+void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b);
+/* Parses the scene with pool; *bvcd_size and *trailing (when wanted) give
+ * the BVCD's size and the bytes after the scene in it. */
+trowel_status vsif_parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                               const choreo_pool *pool, choreo_scene **out, uint64_t *bvcd_size,
+                               uint64_t *trailing);
+
+/* The builder (vsif_build.c): trowel_format_vsif's create. */
+trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
+                          struct json_object *manifest, trowel_sink *out);
+
+#endif
