@@ -225,9 +225,8 @@ static bool grow_given(trowel_outdir *d)
     return true;
 }
 
-/* Records rel as given a sink; refuses (TROWEL_ERR_CORRUPT) a name given
- * before in this run. */
-static trowel_status claim_name(trowel_outdir *d, const char *rel, const char *display)
+/* Refuses (TROWEL_ERR_CORRUPT) a name given a sink before in this run. */
+static trowel_status check_name(trowel_outdir *d, const char *rel, const char *display)
 {
     if (d->given_cap) {
         struct given *g = given_slot(d->given, d->given_cap, rel);
@@ -240,6 +239,14 @@ static trowel_status claim_name(trowel_outdir *d, const char *rel, const char *d
                                "an entry of an earlier archive of this run has this name (%s); "
                                "this one does not replace it", display);
     }
+    return TROWEL_OK;
+}
+
+/* Records rel as given a sink. Only a sink that opened counts: a name
+ * refused because the file exists stays free, so a later archive's entry
+ * of that name is refused for the same reason, not as a clash. */
+static trowel_status record_name(trowel_outdir *d, const char *rel)
+{
     if ((d->given_count + 1) * 2 > d->given_cap && !grow_given(d))
         return d->ctx->last_error.status;
     char *copy = trowel_mem_strdup(d->ctx, rel);
@@ -282,6 +289,8 @@ static int open_child_dir(int parent, const char *component, bool *made)
     return openat(parent, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
+static trowel_status open_sink(trowel_outdir *d, char *rel, const char *display, trowel_sink **out);
+
 trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, trowel_sink **out)
 {
     trowel_ctx *ctx = d->ctx;
@@ -293,10 +302,20 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
                            "characters)", entry_name);
     char display[4200];
     snprintf(display, sizeof display, "%s/%s", d->path, rel);
-    trowel_status claimed = claim_name(d, rel, display);
-    if (claimed != TROWEL_OK)
-        return claimed;
+    trowel_status st = check_name(d, rel, display);
+    if (st == TROWEL_OK)
+        st = open_sink(d, rel, display, out);
+    if (st == TROWEL_OK && (st = record_name(d, rel)) != TROWEL_OK) {
+        trowel_sink_discard(*out);
+        *out = NULL;
+    }
+    return st;
+}
 
+/* The sink for rel (a normalised name) under d, making folders on the way. */
+static trowel_status open_sink(trowel_outdir *d, char *rel, const char *display, trowel_sink **out)
+{
+    trowel_ctx *ctx = d->ctx;
     if (!strchr(rel, '/')) /* straight into the folder: no handle of its own */
         return trowel_sink_open_file_in(ctx, d->fd, rel, display, d->flags, out);
     int fd = dup(d->fd);
