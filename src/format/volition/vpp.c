@@ -28,11 +28,13 @@
  * is not stored: it is the one (1, 16, 64, 2048) for which the sizes add up
  * to the header's data size. The solid stream of the "both" mode is read
  * with one forward cursor (codec/stream.h) kept in the archive's state, so
- * reading every entry in order, as list/verify/extract do, is one pass.
+ * reading every entry in order, as list/extract do, is one pass (verify
+ * decodes it with its own decoder, once, to check the compressed sizes).
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
- * on the files of the shared corpus. Writing: vpp_write.c.
+ * on the files of the shared corpus. Writing: vpp_write.c; verify:
+ * vpp_verify.c; padding kept by manifests: vpp_pad.c.
  */
 #include "vpp.h"
 #include "vpp_priv.h"
