@@ -77,6 +77,19 @@ assert_eq "non-zero padding: the manifest keeps 39,377 bytes" 39377 \
     "$(python3 -c 'import json; print(sum(len(bytes.fromhex(p["hex"])) for p in json.load(open("junk.json"))["padding"]))')"
 run "$TROWEL" verify junk.vpp
 assert_rc "non-zero padding is no damage: verify" 0
+# base= keeps it too, except after an entry it replaces.
+run "$TROWEL" create -t vpp -O base=junk.vpp -o same.vpp
+assert_same_file "base= with nothing changed keeps the padding" junk.vpp same.vpp
+mkdir edit
+replaced=$(ls x.junk | sed -n 4p)
+cp "x.junk/$replaced" edit/
+run "$TROWEL" create -t vpp -O base=junk.vpp -o edited.vpp "edit/$replaced"
+assert_rc "base= replacing an entry" 0
+assert_not_contains "base= replacing an entry: no warning" "$ERR" "padding bytes kept"
+run "$TROWEL" verify edited.vpp
+assert_rc "base= replacing an entry: verify" 0
+assert_ne "base= replacing an entry: the padding after it is not kept" \
+    "$(sha256_of junk.vpp)" "$(sha256_of edited.vpp)"
 # The padding can only go back where it fits: a grown file gets zeros and
 # one warning.
 cp junk.json grown.json

@@ -1190,6 +1190,33 @@ static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
     return TROWEL_OK;
 }
 
+/* base= keeps the base's non-zero padding (as its manifest would), except
+ * after the entries that sources replace: *held owns what the pads point
+ * into. */
+static trowel_status padding_of_base(trowel_ctx *ctx, const trowel_create_params *p,
+                                     trowel_archive *base, vpp_layout *L, json_object **held,
+                                     vpp_pad **pads)
+{
+    *held = json_object_new_object();
+    if (!*held)
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
+    trowel_status s = vpp_manifest_padding(base, *held);
+    if (s == TROWEL_OK)
+        s = vpp_pads_from_manifest(ctx, *held, L, pads);
+    size_t kept = 0;
+    for (size_t i = 0; s == TROWEL_OK && i < L->pad_count; i++) {
+        vpp_pad *pad = &(*pads)[i];
+        if (pad->section == VPP_PAD_ENTRY && source_named(p, L, pad->entry)) {
+            trowel_mem_free(ctx, pad->bytes);
+            continue;
+        }
+        (*pads)[kept++] = *pad;
+    }
+    if (s == TROWEL_OK)
+        L->pad_count = kept;
+    return s;
+}
+
 static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
                                 trowel_sink *out)
 {
@@ -1203,9 +1230,12 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
         s = trowel_archive_open(ctx, base_in, &trowel_format_vpp, &base);
     vpp_layout L;
     vpp_pad *pads = NULL;
+    json_object *base_pads = NULL;
     if (s == TROWEL_OK)
         s = creation_layout(ctx, p, m, base, &L);
-    if (s == TROWEL_OK)
+    if (s == TROWEL_OK && base && !json_get(m, "padding", NULL))
+        s = padding_of_base(ctx, p, base, &L, &base_pads, &pads);
+    else if (s == TROWEL_OK)
         s = vpp_pads_from_manifest(ctx, m, &L, &pads);
     if (s == TROWEL_OK)
         s = check_deletions(ctx, p, base);
@@ -1241,6 +1271,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
         s = vol_asm_after_vpp_write(ctx, job, out, items, n, &written);
     trowel_mem_free(ctx, items);
     vpp_pads_free(ctx, pads, L.pad_count);
+    json_object_put(base_pads);
     trowel_input_close(sp.in);
     trowel_archive_close(base);
     trowel_input_close(base_in);
