@@ -112,6 +112,11 @@ static trowel_code lz4d_run(trowel_coder *c, trowel_codec_io *io, trowel_flush f
     io->out_pos += dst_size;
     if (hint == 0)
         return TROWEL_CODE_END;
+    /* Waiting for exactly a block header (4 bytes): between blocks, where
+     * a flush (LZ4F_flush) leaves the frame. The frame is still not
+     * finished there (unfinished_ok stays false); a VPP's solid stream is
+     * checked against its entries' sizes with it. */
+    c->resting = hint == 4;
     return src_size || dst_size ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
 }
 

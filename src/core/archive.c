@@ -468,6 +468,12 @@ trowel_status trowel_archive_verify(trowel_archive *a, trowel_verify_fn fn, void
         if (s != TROWEL_OK && s != TROWEL_ERR_VERIFY)
             return s;
     }
+    /* Damage that opening found (and warned about) fails verify even when
+     * every check that follows passes. */
+    if (a->damaged && !a->problems)
+        trowel_archive_reportf(a, TROWEL_NO_OFFSET,
+                               "damaged: opening it found what cannot be read (the warnings say "
+                               "what)");
     if (a->problems)
         return trowel_fail(a->ctx, TROWEL_ERR_VERIFY, TROWEL_NO_OFFSET, "%zu problem%s found",
                            a->problems, a->problems == 1 ? "" : "s");

@@ -28,13 +28,16 @@
  * is not stored: it is the one (1, 16, 64, 2048) for which the sizes add up
  * to the header's data size. The solid stream of the "both" mode is read
  * with one forward cursor (codec/stream.h) kept in the archive's state, so
- * reading every entry in order, as list/verify/extract do, is one pass.
+ * reading every entry in order, as list/extract do, is one pass (verify
+ * decodes it with its own decoder, once, to check the compressed sizes).
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
- * on the files of the shared corpus. Writing: vpp_write.c.
+ * on the files of the shared corpus. Writing: vpp_write.c; verify:
+ * vpp_verify.c; padding kept by manifests: vpp_pad.c.
  */
 #include "vpp.h"
+#include "vpp_priv.h"
 
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
@@ -54,23 +57,8 @@
 #define VPP_MAGIC_BE 0xCE0A8951u             /* console files, read little-endian */
 #define VPP_MAGIC_SWITCH_DAMAGED 0x890A0DCEu /* CE 0D 0A 89: LF turned CRLF */
 #define NAME_MAX_LEN 255u
-#define V10_HEADER 0x28u
-#define V17_HEADER 0x78u
 
-enum vpp_method { M_STORED, M_ZLIB, M_SOLID, M_LZ4, M_CONSOLE /* zlib or PS3 chunks */ };
 static const char *const method_names[] = {"stored", "zlib", "zlib-solid", "lz4", "zlib"};
-
-typedef struct vpp_header {
-    uint32_t version;
-    bool be; /* big-endian (console) */
-    uint32_t flags, num_files, num_paths, checksum;
-    uint32_t dir_size, names_size, ext_size;
-    uint64_t file_size, data_size, compressed_size, timestamp;
-    uint64_t dir_start, names_start, ext_start, data_start;
-    unsigned entry_size;
-    char short_name[66];
-    char path[257];
-} vpp_header;
 
 /* One directory entry as stored. */
 typedef struct vpp_raw_entry {
@@ -80,33 +68,14 @@ typedef struct vpp_raw_entry {
     uint16_t flags, align;
 } vpp_raw_entry;
 
-typedef struct vpp_entry {
-    uint64_t pos;    /* absolute offset; solid: offset in the decoded stream */
-    uint64_t packed; /* bytes as stored */
-    uint64_t start;  /* the stored start, for verify */
-    uint64_t placed; /* where start should point (data-relative), for verify */
-    uint32_t hash;
-    uint8_t method;
-    bool cut; /* its stored bytes pass the end of the file */
-} vpp_entry;
-
-typedef struct vpp_state {
-    vpp_header h;
-    unsigned alignment; /* v3/v4/v6 condensed modes */
-    int level;          /* zlib level the data was written with (0: unknown) */
-    vpp_entry *ent;
-    trowel_codec_stream *solid; /* both: the cursor, opened on first read */
-} vpp_state;
-
 extern const trowel_format trowel_format_vpp;
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
-    return a <= 1 ? v : (v + a - 1) / a * a;
+    return vpp_align_up(v, a);
 }
 
-/* n bytes at off of the input, when the input holds them. */
-static bool copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
+bool vpp_copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
 {
     uint64_t size = trowel_input_size(a->in);
     return off <= size && n <= size - off && trowel_input_copy(a->in, off, dst, n) == TROWEL_OK;
@@ -131,7 +100,7 @@ uint32_t vpp_header_crc(const uint8_t *data, size_t n)
 
 static bool solid_mode(const vpp_header *h)
 {
-    return (h->flags & 3) == 3;
+    return vpp_solid_mode(h);
 }
 
 static const char *mode_name(uint32_t flags)
@@ -389,10 +358,12 @@ static trowel_status entry_name(trowel_ctx *ctx, const vpp_header *h, const vpp_
 {
     char first[NAME_MAX_LEN + 1], second[NAME_MAX_LEN + 1];
     trowel_status s = TROWEL_OK;
+    /* Where the name is, for messages. */
+    uint64_t at = names->base + (h->version == 1 ? 64 * (uint64_t)index : e->name_off);
     if (h->version == 1) { /* names: the directory; the name field of entry index */
         trowel_reader r = *names;
         if ((s = trowel_reader_seek(&r, 64 * (uint64_t)index)) == TROWEL_OK)
-            s = trowel_read_fixed_string(&r, 60, first, sizeof first);
+            s = trowel_read_fixed_string(&r, VPP_V1_NAME, first, sizeof first);
     } else
         s = read_table_string(ctx, names, e->name_off, index, "name", first, sizeof first);
     second[0] = 0;
@@ -414,9 +385,9 @@ static trowel_status entry_name(trowel_ctx *ctx, const vpp_header *h, const vpp_
     } else
         n = snprintf(out, cap, "%s", first);
     if (!first[0])
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "entry %zu has an empty name", index);
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, at, "entry %zu has an empty name", index);
     if (n < 0 || (size_t)n >= cap)
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "entry %zu's name passes %zu bytes", index,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, at, "entry %zu's name passes %zu bytes", index,
                            cap - 1);
     return TROWEL_OK;
 }
@@ -577,8 +548,7 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
     return TROWEL_OK;
 }
 
-/* Where the header's file size is (v1 and v10 at 0x0C, v17 at 0x20). */
-static uint64_t file_size_offset(const vpp_header *h)
+uint64_t vpp_file_size_offset(const vpp_header *h)
 {
     return h->version == 1 || h->version == 10 ? 0x0C : h->version == 17 ? 0x20 : 0x158;
 }
@@ -619,7 +589,7 @@ static void note_damage(trowel_archive *a, vpp_state *st)
     }
     bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
     if (!damaged && !wraps && st->h.file_size > size) {
-        trowel_warn(a->ctx, file_size_offset(&st->h),
+        trowel_warn(a->ctx, vpp_file_size_offset(&st->h),
                     "the packfile is cut short: the header gives %llu bytes, the file has %llu",
                     (unsigned long long)st->h.file_size, (unsigned long long)size);
         damaged = true;
@@ -638,7 +608,7 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
             continue;
         uint8_t hdr[2];
         uint64_t at = e->method == M_SOLID ? st->h.data_start : e->pos;
-        if (!copy_at(a, at, hdr, 2))
+        if (!vpp_copy_at(a, at, hdr, 2))
             return 0;
         if ((hdr[0] & 0x0F) != 8 || (hdr[0] << 8 | hdr[1]) % 31)
             return 0;
@@ -707,14 +677,14 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 
 /* --------------------------------------------------------------- reading */
 
-static const trowel_stream_codec *solid_codec(const vpp_state *st)
+const trowel_stream_codec *vpp_solid_codec(const vpp_state *st)
 {
     return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
 }
 
-static trowel_status open_solid(trowel_archive *a, vpp_state *st)
+trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_reader *stream)
 {
-    trowel_reader whole, stream;
+    trowel_reader whole;
     trowel_reader_init(&whole, a->ctx, a->in);
     /* A stream cut short still gives the entries before the cut; the one
      * it cuts fails with the offset where the file ends. The 32-bit
@@ -723,10 +693,16 @@ static trowel_status open_solid(trowel_archive *a, vpp_state *st)
     uint64_t len = start < size ? size - start : 0;
     if (st->h.compressed_size < len && st->h.compressed_size != UINT32_MAX)
         len = st->h.compressed_size;
-    trowel_status s = trowel_reader_sub(&whole, start < size ? start : size, len, &stream);
+    return trowel_reader_sub(&whole, start < size ? start : size, len, stream);
+}
+
+trowel_status vpp_open_solid(trowel_archive *a, vpp_state *st)
+{
+    trowel_reader stream;
+    trowel_status s = vpp_solid_window(a, st, &stream);
     if (s != TROWEL_OK)
         return s;
-    return trowel_codec_stream_open(a->ctx, solid_codec(st), NULL, &stream, &st->solid);
+    return trowel_codec_stream_open(a->ctx, vpp_solid_codec(st), NULL, &stream, &st->solid);
 }
 
 /* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
@@ -780,7 +756,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s;
     if (v->method == M_SOLID) {
-        if (!st->solid && (s = open_solid(a, st)) != TROWEL_OK)
+        if (!st->solid && (s = vpp_open_solid(a, st)) != TROWEL_OK)
             return s;
         if ((s = trowel_codec_stream_seek(st->solid, v->pos)) != TROWEL_OK)
             return s;
@@ -802,87 +778,52 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     }
 }
 
-/* ---------------------------------------------------------------- verify */
-
-TROWEL_PRINTF(5, 6)
-static void report(trowel_archive *a, const char *entry, trowel_status status, uint64_t off,
-                   const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    trowel_set_entry(a->ctx, entry);
-    trowel_vfail(a->ctx, status, off, fmt, ap);
-    va_end(ap);
-    trowel_archive_report(a);
-    trowel_set_entry(a->ctx, NULL);
-}
-
-static void verify_header_checksum(trowel_archive *a, const vpp_state *st)
-{
-    size_t len = st->h.version == 10 ? V10_HEADER : V17_HEADER;
-    uint8_t hdr[V17_HEADER];
-    if (!copy_at(a, 0, hdr, len))
-        return; /* reading the header needed fewer bytes; the file is short */
-    uint32_t want = vpp_header_crc(hdr + 12, len - 12);
-    if (want != st->h.checksum)
-        report(a, NULL, TROWEL_ERR_VERIFY, 8,
-               "header checksum 0x%08llx does not match the header's 0x%08llx",
-               (unsigned long long)st->h.checksum, (unsigned long long)want);
-}
-
-/* The stored `start` of raw and condensed entries is the data-relative
- * offset (modulo 2^32 in 32-bit fields); compressed modes differ between
- * writers and are not checked. */
-static void verify_starts(trowel_archive *a, const vpp_state *st)
-{
-    if (st->h.version == 1 || (st->h.flags & VPP_FLAG_COMPRESSED))
-        return;
-    for (size_t i = 0; i < a->entry_count; i++) {
-        const vpp_entry *e = &st->ent[i];
-        uint64_t want = st->h.version == 17 ? e->placed : (uint32_t)e->placed;
-        if (e->start != want)
-            report(a, a->entries[i].name, TROWEL_ERR_VERIFY, st->h.dir_start + i * st->h.entry_size,
-                   "start %llu is not where the entry is (%llu from the data start)",
-                   (unsigned long long)e->start, (unsigned long long)want);
-    }
-}
-
-static trowel_status vpp_verify(trowel_archive *a)
-{
-    vpp_state *st = a->priv;
-    if (st->h.version == 3)
-        for (size_t i = 0; i < a->entry_count; i++) {
-            uint32_t want = vpp_name_hash(a->entries[i].name);
-            if (want != st->ent[i].hash)
-                report(a, a->entries[i].name, TROWEL_ERR_VERIFY,
-                       VPP_SECTOR + st->h.entry_size * (uint64_t)i + 12,
-                       "name hash 0x%08llx does not match the name's 0x%08llx",
-                       (unsigned long long)st->ent[i].hash, (unsigned long long)want);
-        }
-    if (st->h.version >= 10)
-        verify_header_checksum(a, st);
-    verify_starts(a, st);
-    uint64_t real = trowel_input_size(a->in);
-    bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
-    if (!wraps && st->h.file_size != real)
-        report(a, NULL, TROWEL_ERR_VERIFY, file_size_offset(&st->h),
-               "the header gives a file size of %llu, the file has %llu bytes",
-               (unsigned long long)st->h.file_size, (unsigned long long)real);
-    if (solid_mode(&st->h) && a->entry_count) {
-        /* Every entry has been read: the stream must hold nothing more. */
-        const vpp_entry *last = &st->ent[a->entry_count - 1];
-        trowel_status s = st->solid ? TROWEL_OK : open_solid(a, st);
-        if (s == TROWEL_OK)
-            s = trowel_codec_stream_seek(st->solid, last->pos + a->entries[a->entry_count - 1].size);
-        if (s == TROWEL_OK)
-            s = trowel_codec_stream_finish(st->solid);
-        if (s != TROWEL_OK)
-            trowel_archive_report(a);
-    }
-    return TROWEL_OK;
-}
-
 /* ------------------------------------------------------------- manifest */
+
+static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
+                       size_t entry, uint64_t start, uint64_t end)
+{
+    end = end < size ? end : size;
+    if (start >= end)
+        return n;
+    out[n] = (vpp_span){section, entry, start, end};
+    return n + 1;
+}
+
+size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
+{
+    const vpp_state *st = a->priv;
+    const vpp_header *h = &st->h;
+    uint64_t size = trowel_input_size(a->in), n = a->entry_count;
+    size_t k = 0;
+    if (h->version == 1) {
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + 64 * n, h->data_start);
+    } else if (h->version <= 6) { /* the header's fields end after the runtime bytes */
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, h->version == 4 ? 0x184 : 0x180, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + h->dir_size, h->names_start);
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size, h->ext_start);
+        k = add_span(out, k, size, VPP_PAD_EXTENSIONS, 0, h->ext_start + h->ext_size,
+                     h->data_start);
+    } else if (h->version == 17) {
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size,
+                     h->data_start);
+    }
+    if (solid_mode(h)) /* the padding between files is inside the stream */
+        return k;
+    for (size_t i = 0; i < n; i++) {
+        const vpp_entry *e = &st->ent[i];
+        if (e->packed >= size || e->pos > size - e->packed)
+            continue; /* past the end of the file (a damaged archive) */
+        uint64_t end = e->pos + e->packed;
+        /* up to the next file; v1 pads the last one to 2048 too */
+        uint64_t next = i + 1 < n ? st->ent[i + 1].pos
+                        : h->version == 1 ? h->data_start + align_up(end - h->data_start, VPP_SECTOR)
+                                          : end;
+        k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
+    }
+    return k;
+}
 
 /* Whether the solid stream ends at a sync flush (00 00 FF FF, the game's
  * unfinished streams) rather than with its Adler-32 (peers' repacks). */
@@ -894,7 +835,7 @@ static bool stream_unfinished(trowel_archive *a, const vpp_header *h)
         h->compressed_size < 4)
         return false;
     uint64_t end = h->data_start + h->compressed_size;
-    return copy_at(a, end - 4, tail, 4) &&
+    return vpp_copy_at(a, end - 4, tail, 4) &&
            !memcmp(tail, "\0\0\xff\xff", 4);
 }
 
@@ -928,7 +869,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
          * rebuild. */
         uint8_t raw[20];
         char hex[41];
-        if (copy_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
+        if (vpp_copy_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
             for (size_t i = 0; i < sizeof raw; i++)
                 snprintf(hex + 2 * i, 3, "%02x", raw[i]);
             json_object_object_add(m, "runtime", json_object_new_string(hex));
@@ -936,7 +877,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
     }
     if (h->version == 17)
         json_object_object_add(m, "timestamp", json_object_new_int64((int64_t)h->timestamp));
-    return TROWEL_OK;
+    return vpp_manifest_padding(a, m);
 }
 
 static void vpp_close(trowel_archive *a)
@@ -945,6 +886,7 @@ static void vpp_close(trowel_archive *a)
     if (!st)
         return;
     trowel_codec_stream_close(st->solid);
+    vpp_verify_close(a, st);
     trowel_mem_free(a->ctx, st->ent);
     trowel_mem_free(a->ctx, st);
 }
@@ -969,7 +911,7 @@ void vpp_layout_of(trowel_archive *a, vpp_layout *L)
         L->finish = !stream_unfinished(a, &st->h);
     }
     if (st->h.version >= 3 && st->h.version <= 6)
-        if (!copy_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
+        if (!vpp_copy_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
             memset(L->runtime, 0, sizeof L->runtime);
 }
 
@@ -1248,6 +1190,33 @@ static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
     return TROWEL_OK;
 }
 
+/* base= keeps the base's non-zero padding (as its manifest would), except
+ * after the entries that sources replace: *held owns what the pads point
+ * into. */
+static trowel_status padding_of_base(trowel_ctx *ctx, const trowel_create_params *p,
+                                     trowel_archive *base, vpp_layout *L, json_object **held,
+                                     vpp_pad **pads)
+{
+    *held = json_object_new_object();
+    if (!*held)
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
+    trowel_status s = vpp_manifest_padding(base, *held);
+    if (s == TROWEL_OK)
+        s = vpp_pads_from_manifest(ctx, *held, L, pads);
+    size_t kept = 0;
+    for (size_t i = 0; s == TROWEL_OK && i < L->pad_count; i++) {
+        vpp_pad *pad = &(*pads)[i];
+        if (pad->section == VPP_PAD_ENTRY && source_named(p, L, pad->entry)) {
+            trowel_mem_free(ctx, pad->bytes);
+            continue;
+        }
+        (*pads)[kept++] = *pad;
+    }
+    if (s == TROWEL_OK)
+        L->pad_count = kept;
+    return s;
+}
+
 static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
                                 trowel_sink *out)
 {
@@ -1260,8 +1229,14 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (base_path && (s = trowel_input_open_file(ctx, base_path, &base_in)) == TROWEL_OK)
         s = trowel_archive_open(ctx, base_in, &trowel_format_vpp, &base);
     vpp_layout L;
+    vpp_pad *pads = NULL;
+    json_object *base_pads = NULL;
     if (s == TROWEL_OK)
         s = creation_layout(ctx, p, m, base, &L);
+    if (s == TROWEL_OK && base && !json_get(m, "padding", NULL))
+        s = padding_of_base(ctx, p, base, &L, &base_pads, &pads);
+    else if (s == TROWEL_OK)
+        s = vpp_pads_from_manifest(ctx, m, &L, &pads);
     if (s == TROWEL_OK)
         s = check_deletions(ctx, p, base);
     size_t cap = p->source_count + (base ? base->entry_count : 0);
@@ -1307,6 +1282,8 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     trowel_mem_free(ctx, items);
     trowel_mem_free(ctx, stored);
     trowel_mem_free(ctx, keep);
+    vpp_pads_free(ctx, pads, L.pad_count);
+    json_object_put(base_pads);
     trowel_input_close(sp.in);
     trowel_archive_close(base);
     trowel_input_close(base_in);
@@ -1323,7 +1300,8 @@ const trowel_format trowel_format_vpp = {
     .extensions = ".vpp .vpp_pc .str2_pc .vpp_xbox2 .vpp_ps3 .str2_xbox2 .str2_ps3",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE | TROWEL_CAP_MANIFEST,
     .create_options =
-        "version=3|4|6|10|17: packfile version (default 3, or the base's / manifest's)\n"
+        "version=1|3|4|6|10|17: packfile version (default 3, or the base's / manifest's; 1 is "
+        "Red Faction's, stored files only)\n"
         "compressed=0|1: zlib (v17: LZ4) compression (default 0)\n"
         "condensed=0|1: no 2048-byte padding between files (default 0); with compressed=1 the "
         "data is one stream\n"
@@ -1342,6 +1320,7 @@ const trowel_format trowel_format_vpp = {
     .open = vpp_open,
     .read_entry = vpp_read_entry,
     .verify = vpp_verify,
+    .verify_entry = vpp_verify_entry,
     .manifest = vpp_manifest,
     .create = vpp_create,
     .close = vpp_close,

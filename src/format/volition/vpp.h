@@ -12,10 +12,33 @@
 #define VPP_SECTOR 2048u
 #define VPP_FLAG_COMPRESSED 1u
 #define VPP_FLAG_CONDENSED 2u
+#define VPP_V1_NAME 60u          /* v1: char name[60], NUL included */
+#define VPP_V1_MAX_FILES 65536u  /* v1: the most files Red Faction reads */
+
+/* Where padding lies: after the header's fields, the directory, the names,
+ * the extensions (v4), or an entry's stored bytes. */
+typedef enum vpp_pad_section {
+    VPP_PAD_HEADER,
+    VPP_PAD_DIRECTORY,
+    VPP_PAD_NAMES,
+    VPP_PAD_EXTENSIONS,
+    VPP_PAD_ENTRY
+} vpp_pad_section;
+
+/* Non-zero padding bytes kept from an archive (its manifest) for an exact
+ * rebuild: len bytes at offset `at` of a padding span (old buffer contents
+ * that Volition's packer wrote out; zeros everywhere else). */
+typedef struct vpp_pad {
+    vpp_pad_section section;
+    const char *entry; /* VPP_PAD_ENTRY: the entry the padding follows */
+    uint64_t at;
+    uint8_t *bytes;
+    size_t len;
+} vpp_pad;
 
 /* How a packfile is laid out when written. */
 typedef struct vpp_layout {
-    unsigned version;   /* 3, 4, 6, 10 or 17 */
+    unsigned version;   /* 1, 3, 4, 6, 10 or 17 */
     bool compressed;    /* flags bit 0 */
     bool condensed;     /* flags bit 1 */
     unsigned alignment; /* condensed data: 1, 16, 64 (v10/v17: per entry) */
@@ -29,6 +52,9 @@ typedef struct vpp_layout {
     /* v3/v4/v6: the 20 bytes after the counts (0x16C, v4 0x170), where the
      * game leaves its runtime pointers; zero unless a manifest kept them. */
     uint8_t runtime[20];
+    /* Padding bytes to write instead of zeros (from a manifest). */
+    const vpp_pad *pads;
+    size_t pad_count;
 } vpp_layout;
 
 /* One file of a new packfile: its stored name and size, and where its
@@ -83,6 +109,28 @@ uint32_t vpp_name_hash(const char *name);
 /* The v10/v17 header checksum: CRC-32 (reflected 0xEDB88320), initial 0,
  * no final XOR. */
 uint32_t vpp_header_crc(const uint8_t *data, size_t n);
+
+/* A padding span of an open archive: [start, end) of the file, after
+ * `section` (VPP_PAD_ENTRY: after entry `entry`'s stored bytes). */
+typedef struct vpp_span {
+    vpp_pad_section section;
+    size_t entry;
+    uint64_t start, end;
+} vpp_span;
+
+/* The padding spans of an open archive, in file order, where its writer
+ * puts padding (stored bytes only: not inside a compressed stream); out
+ * holds entry_count + 4. Returns how many. */
+size_t vpp_padding_spans(trowel_archive *a, vpp_span *out);
+
+/* extract --manifest: records a's non-zero padding as "padding":
+ * [{"section" or "entry", "at", "hex"}] (nothing when all is zero). */
+trowel_status vpp_manifest_padding(trowel_archive *a, struct json_object *m);
+/* create --manifest: L->pads from the manifest's "padding" (*owned: what
+ * to give vpp_pads_free). */
+trowel_status vpp_pads_from_manifest(trowel_ctx *ctx, struct json_object *m, vpp_layout *L,
+                                     vpp_pad **owned);
+void vpp_pads_free(trowel_ctx *ctx, vpp_pad *pads, size_t count);
 
 /* vpp_write's defaults for a version: the modes the game writes. */
 vpp_layout vpp_layout_default(unsigned version);

@@ -1,7 +1,15 @@
 /*
- * Writing Volition packfiles (versions 3, 4, 6, 10 and 17), in the four
+ * Writing Volition packfiles (versions 1, 3, 4, 6, 10 and 17), in the four
  * data modes; the layout is the reader's (vpp.c), and what each field
  * holds is in docs/formats/vpp.md.
+ *
+ * Version 1 (Red Faction) is written as Volition's own packer lays it out
+ * (checked byte for byte on the corpus's packfiles): the 16-byte header
+ * padded with zeros to 2048, 64-byte entries {name[60], size} padded to
+ * 2048, every file (the last one too) padded to 2048, the header's size
+ * the whole file's. Padding is zero unless a manifest kept the bytes an
+ * archive had there (Volition's packer sometimes wrote old buffer
+ * contents): every version writes those back where they were.
  *
  * The directory comes before the data but holds the compressed sizes, so
  * compressed modes encode every file twice: a first pass only counts the
@@ -21,6 +29,7 @@
 #include "codec/zlib.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CHUNK ((size_t)1 << 16)
@@ -42,6 +51,7 @@ typedef struct writer {
     /* v17: distinct directories */
     size_t num_paths;
     uint64_t *path_offs;
+    bool pad_warned; /* a kept padding run did not fit (said once) */
 } writer;
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -95,9 +105,39 @@ static trowel_status emit_zeros(writer *w, uint64_t n)
     return TROWEL_OK;
 }
 
-static trowel_status pad_to(writer *w, uint64_t a)
+/* n bytes of padding of a section (VPP_PAD_ENTRY: after entry index):
+ * zeros, except the bytes a manifest kept there. */
+static trowel_status emit_padding(writer *w, vpp_pad_section section, size_t index, uint64_t n)
 {
-    return emit_zeros(w, align_up(w->written, a) - w->written);
+    const vpp_layout *L = w->L;
+    const char *entry = section == VPP_PAD_ENTRY ? w->items[index].name : NULL;
+    uint64_t done = 0;
+    trowel_status s = TROWEL_OK;
+    for (size_t k = 0; k < L->pad_count && s == TROWEL_OK; k++) {
+        const vpp_pad *p = &L->pads[k];
+        if (p->section != section || (entry && (!p->entry || strcmp(p->entry, entry))))
+            continue;
+        if (p->at < done || p->len > n || p->at > n - p->len) {
+            if (w->out && !w->pad_warned) /* said once, in the pass that writes */
+                trowel_warn(w->ctx, TROWEL_NO_OFFSET,
+                            "the %zu padding bytes kept at %llu%s%s do not fit the %llu bytes of "
+                            "padding there now: zeros are written instead",
+                            p->len, (unsigned long long)p->at, entry ? " after " : "",
+                            entry ? entry : "", (unsigned long long)n);
+            w->pad_warned = w->pad_warned || w->out;
+            continue;
+        }
+        if ((s = emit_zeros(w, p->at - done)) == TROWEL_OK)
+            s = emit(w, p->bytes, p->len);
+        done = p->at + p->len;
+    }
+    return s == TROWEL_OK ? emit_zeros(w, n - done) : s;
+}
+
+/* Pads a section's end to a multiple of a. */
+static trowel_status pad_to(writer *w, vpp_pad_section section, uint64_t a)
+{
+    return emit_padding(w, section, 0, align_up(w->written, a) - w->written);
 }
 
 static trowel_status copy_reader(writer *w, const trowel_reader *src)
@@ -235,13 +275,19 @@ static trowel_status write_one_compressed(writer *w, size_t i)
     return s;
 }
 
+/* The padding after entry i (before the next, or v1's after the last). */
+static trowel_status pad_entry(writer *w, size_t i, uint64_t data_start, unsigned a)
+{
+    uint64_t at = w->written - data_start;
+    return emit_padding(w, VPP_PAD_ENTRY, i, align_up(at, a) - at);
+}
+
 static trowel_status write_separate(writer *w, uint64_t data_start)
 {
     unsigned a = entry_alignment(w->L);
     for (size_t i = 0; i < w->n; i++) {
         trowel_set_entry(w->ctx, w->items[i].name);
-        trowel_status s = emit_zeros(w, align_up(w->written - data_start, a) -
-                                            (w->written - data_start));
+        trowel_status s = i ? pad_entry(w, i - 1, data_start, a) : TROWEL_OK;
         if (s == TROWEL_OK && w->L->compressed)
             s = write_one_compressed(w, i);
         else if (s == TROWEL_OK) {
@@ -252,7 +298,8 @@ static trowel_status write_separate(writer *w, uint64_t data_start)
             return s;
     }
     trowel_set_entry(w->ctx, NULL);
-    return TROWEL_OK;
+    /* Red Faction's packer pads the last file too. */
+    return w->L->version == 1 && w->n ? pad_entry(w, w->n - 1, data_start, a) : TROWEL_OK;
 }
 
 /* Compressed+condensed: one stream, sync-flushed after each file. */
@@ -435,7 +482,7 @@ static void place(const writer *w, sums *S)
         dec += size;
     }
     S->data_size = dec;
-    S->stored_size = phys;
+    S->stored_size = w->L->version == 1 ? align_up(phys, a) : phys;
 }
 
 static uint32_t header_flags(const vpp_layout *L)
@@ -451,6 +498,27 @@ static uint32_t header_flags(const vpp_layout *L)
 static uint32_t csize_field(const vpp_layout *L, const writer *w, size_t i)
 {
     return L->compressed ? clamp32(w->packed[i]) : UINT32_MAX;
+}
+
+/* Version 1: {descriptor, version, files, file size} padded to 2048, then
+ * {char name[60], u32 size} per file, padded to 2048. */
+static trowel_status write_v1_header(writer *w, const sums *S)
+{
+    uint8_t h[16];
+    put32(h, VPP_MAGIC);
+    put32(h + 4, 1);
+    put32(h + 8, (uint32_t)w->n);
+    put32(h + 12, (uint32_t)S->file_size);
+    trowel_status s = emit(w, h, sizeof h);
+    if (s == TROWEL_OK)
+        s = emit_padding(w, VPP_PAD_HEADER, 0, VPP_SECTOR - sizeof h);
+    for (size_t i = 0; i < w->n && s == TROWEL_OK; i++) {
+        uint8_t e[64] = {0};
+        memcpy(e, w->items[i].name, strlen(w->items[i].name)); /* < 60: checked */
+        put32(e + VPP_V1_NAME, (uint32_t)item_size(&w->items[i]));
+        s = emit(w, e, sizeof e);
+    }
+    return s == TROWEL_OK ? pad_to(w, VPP_PAD_DIRECTORY, VPP_SECTOR) : s;
 }
 
 static trowel_status write_sector_header(writer *w, const sums *S)
@@ -474,7 +542,11 @@ static trowel_status write_sector_header(writer *w, const sums *S)
     put32(p, (uint32_t)S->data_size);
     put32(p + 4, L->compressed ? (uint32_t)S->stored_size : UINT32_MAX);
     memcpy(p + 8, L->runtime, sizeof L->runtime);
-    trowel_status s = emit(w, h, sizeof h);
+    /* The fields end after the runtime bytes; the rest is padding. */
+    size_t fields = (size_t)(p + 8 + sizeof L->runtime - h);
+    trowel_status s = emit(w, h, fields);
+    if (s == TROWEL_OK)
+        s = emit_padding(w, VPP_PAD_HEADER, 0, sizeof h - fields);
     for (size_t i = 0; i < w->n && s == TROWEL_OK; i++) {
         uint8_t e[28] = {0};
         uint32_t size = (uint32_t)item_size(&w->items[i]);
@@ -498,13 +570,13 @@ static trowel_status write_sector_header(writer *w, const sums *S)
         s = emit(w, e, L->version == 6 ? 24 : 28);
     }
     if (s == TROWEL_OK)
-        s = pad_to(w, VPP_SECTOR);
+        s = pad_to(w, VPP_PAD_DIRECTORY, VPP_SECTOR);
     if (s == TROWEL_OK)
         s = emit(w, w->names, w->names_len);
     if (s == TROWEL_OK)
-        s = pad_to(w, VPP_SECTOR);
+        s = pad_to(w, VPP_PAD_NAMES, VPP_SECTOR);
     if (s == TROWEL_OK && L->version == 4 && (s = emit(w, w->exts, w->exts_len)) == TROWEL_OK)
-        s = pad_to(w, VPP_SECTOR);
+        s = pad_to(w, VPP_PAD_EXTENSIONS, VPP_SECTOR);
     return s;
 }
 
@@ -575,7 +647,7 @@ static trowel_status write_v17_header(writer *w, const sums *S)
     if (s == TROWEL_OK)
         s = emit(w, w->names, w->names_len);
     if (s == TROWEL_OK)
-        s = pad_to(w, VPP_SECTOR);
+        s = pad_to(w, VPP_PAD_NAMES, VPP_SECTOR);
     return s;
 }
 
@@ -584,6 +656,10 @@ static trowel_status write_v17_header(writer *w, const sums *S)
 static void header_sizes(const writer *w, sums *S)
 {
     switch (w->L->version) {
+    case 1:
+        S->dir_size = 64 * (uint64_t)w->n;
+        S->data_start = VPP_SECTOR + align_up(S->dir_size, VPP_SECTOR);
+        break;
     case 10:
         S->dir_size = 24 * (uint64_t)w->n;
         S->data_start = 0x28 + S->dir_size + w->names_len;
@@ -601,14 +677,86 @@ static void header_sizes(const writer *w, sums *S)
     }
 }
 
+/* Names compared as the games look them up: A-Z as a-z. */
+static int name_cmp(const void *p, const void *q)
+{
+    const char *x = *(const char *const *)p, *y = *(const char *const *)q;
+    for (;; x++, y++) {
+        unsigned cx = (unsigned char)*x, cy = (unsigned char)*y;
+        cx += cx >= 'A' && cx <= 'Z' ? 32u : 0u;
+        cy += cy >= 'A' && cy <= 'Z' ? 32u : 0u;
+        if (cx != cy || !cx)
+            return (int)cx - (int)cy;
+    }
+}
+
+/* Two files of one name (case aside): the game would find only one. */
+static trowel_status check_unique_names(trowel_ctx *ctx, const vpp_item *items, size_t n)
+{
+    if (n < 2)
+        return TROWEL_OK;
+    const char **names = trowel_mem_calloc(ctx, n, sizeof *names);
+    if (!names)
+        return ctx->last_error.status;
+    for (size_t i = 0; i < n; i++)
+        names[i] = items[i].name;
+    qsort(names, n, sizeof *names, name_cmp);
+    trowel_status s = TROWEL_OK;
+    for (size_t i = 1; i < n && s == TROWEL_OK; i++) {
+        if (name_cmp(&names[i - 1], &names[i]))
+            continue;
+        bool exact = !strcmp(names[i - 1], names[i]);
+        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                        "two files would be stored as '%s'%s%s%s: the game finds only one",
+                        names[i - 1], exact ? "" : " and '", exact ? "" : names[i],
+                        exact ? "" : "' (case aside)");
+    }
+    trowel_mem_free(ctx, names);
+    return s;
+}
+
+/* Red Faction's packfiles: stored files only, names of at most 59 bytes
+ * (the 60-byte field keeps its NUL), at most 65,536 files. */
+static trowel_status check_v1(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *items,
+                              size_t n)
+{
+    if (L->compressed || L->condensed)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "version 1 (Red Faction) packfiles are neither compressed nor condensed");
+    if (L->big_endian)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "writing big-endian (console) packfiles is not supported");
+    if (n > VPP_V1_MAX_FILES)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%zu files: a version 1 packfile holds at most %u", n, VPP_V1_MAX_FILES);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(items[i].name);
+        if (len == 0 || len >= VPP_V1_NAME || strchr(items[i].name, '/'))
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "'%s' cannot be stored: version 1 names are 1 to %u bytes without "
+                               "'/'",
+                               items[i].name, VPP_V1_NAME - 1);
+        if (items[i].size > UINT32_MAX)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "%s: %llu bytes do not fit a version 1 packfile (4 GiB at most)",
+                               items[i].name, (unsigned long long)items[i].size);
+    }
+    return TROWEL_OK;
+}
+
 static trowel_status check_layout(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *items,
                                   size_t n)
 {
-    if (L->version != 3 && L->version != 4 && L->version != 6 && L->version != 10 &&
-        L->version != 17)
+    if (L->version != 1 && L->version != 3 && L->version != 4 && L->version != 6 &&
+        L->version != 10 && L->version != 17)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "trowel writes packfile versions 3, 4, 6, 10 and 17, not %u",
+                           "trowel writes packfile versions 1, 3, 4, 6, 10 and 17, not %u",
                            L->version);
+    trowel_status s = check_unique_names(ctx, items, n);
+    if (s != TROWEL_OK)
+        return s;
+    if (L->version == 1)
+        return check_v1(ctx, L, items, n);
     if (L->big_endian)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "writing big-endian (console) packfiles is not supported");
@@ -672,9 +820,16 @@ trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *it
         header_sizes(&w, &S);
         place(&w, &S);
         S.file_size = S.data_start + S.stored_size;
+        if (L->version == 1 && S.file_size > UINT32_MAX)
+            s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                            "the packfile would take %llu bytes: version 1 holds 4 GiB at most",
+                            (unsigned long long)S.file_size);
+    }
+    if (s == TROWEL_OK) {
         w.out = out;
         w.written = 0;
-        s = L->version == 10 ? write_v10_header(&w, &S)
+        s = L->version == 1    ? write_v1_header(&w, &S)
+            : L->version == 10 ? write_v10_header(&w, &S)
             : L->version == 17 ? write_v17_header(&w, &S)
                                : write_sector_header(&w, &S);
     }
