@@ -40,7 +40,8 @@ typedef enum cli_opt_id {
     OPT_FOREGROUND,
     OPT_DEBUG,
     OPT_CACHE,
-    OPT_RECURSIVE
+    OPT_RECURSIVE,
+    OPT_VIEWS
 } cli_opt_id;
 
 typedef struct cli_option {

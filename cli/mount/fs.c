@@ -39,7 +39,14 @@ typedef struct mount_fs {
     /* LRU: head is the most recently used. */
     mount_node *lru_head, *lru_tail;
     uint64_t cached;     /* bytes held by cached files */
+    /* The files with an open reader, most recently read first. */
+    mount_node *readers_head, *readers_tail;
+    size_t reader_count;
 } mount_fs;
+
+/* Open readers kept at most: each holds a decoder (about 300 KiB for
+ * zlib), and a few let cp -r or two readers at once go on streaming. */
+#define READERS_MAX 4
 
 static mount_fs *current_fs(void)
 {
@@ -158,6 +165,106 @@ static void keep(mount_fs *fs, mount_node *n, const uint8_t *data, size_t len, m
     lru_push(fs, n);
     /* The file just read stays even when it alone is over the limit. */
     make_room(fs, 0, n);
+}
+
+/* ------------------------------------------------------------- streaming */
+
+static void reader_unlink(mount_fs *fs, mount_node *n)
+{
+    if (n->reader_prev)
+        n->reader_prev->reader_next = n->reader_next;
+    else
+        fs->readers_head = n->reader_next;
+    if (n->reader_next)
+        n->reader_next->reader_prev = n->reader_prev;
+    else
+        fs->readers_tail = n->reader_prev;
+    n->reader_prev = n->reader_next = NULL;
+}
+
+static void reader_push(mount_fs *fs, mount_node *n)
+{
+    n->reader_next = fs->readers_head;
+    if (fs->readers_head)
+        fs->readers_head->reader_prev = n;
+    fs->readers_head = n;
+    if (!fs->readers_tail)
+        fs->readers_tail = n;
+}
+
+static void close_reader(mount_fs *fs, mount_node *n)
+{
+    reader_unlink(fs, n);
+    trowel_entry_reader_close(n->reader);
+    n->reader = NULL;
+    fs->reader_count--;
+}
+
+/* n's reader, opened if need be (closing the least recently used one past
+ * READERS_MAX). NULL with *err 0: the entry is read whole (whole_only
+ * set); NULL with *err -EIO: it failed (reported). */
+static trowel_entry_reader *reader_of(mount_fs *fs, mount_node *n, int *err)
+{
+    *err = 0;
+    if (n->reader) {
+        reader_unlink(fs, n);
+        reader_push(fs, n);
+        return n->reader;
+    }
+    if (fs->reader_count >= READERS_MAX)
+        close_reader(fs, fs->readers_tail);
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_status st = trowel_entry_reader_open(archive_of(fs, n), n->entry, &n->reader);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL); /* a decoder before cached bytes */
+        trowel_ctx_clear_error(fs->s->ctx);
+        st = trowel_entry_reader_open(archive_of(fs, n), n->entry, &n->reader);
+    }
+    if (st == TROWEL_ERR_UNSUPPORTED && trowel_ctx_last_error(fs->s->ctx)->status == TROWEL_OK) {
+        n->whole_only = true;
+        return NULL;
+    }
+    if (st != TROWEL_OK) {
+        n->failed = true;
+        report_failure(fs, n);
+        *err = -EIO;
+        return NULL;
+    }
+    fs->reader_count++;
+    reader_push(fs, n);
+    return n->reader;
+}
+
+/* Serves a read of an entry through its reader: the bytes read, or
+ * -EIO (reported once); 1 << 30 when the entry is to be read whole. */
+#define READ_WHOLE (1 << 30)
+static int read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, off_t off)
+{
+    int err;
+    trowel_entry_reader *r = reader_of(fs, n, &err);
+    if (!r)
+        return err ? err : READ_WHOLE;
+    size_t got = 0;
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_status st = trowel_entry_reader_read(r, (uint64_t)off, buf, size, &got);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL);
+        trowel_ctx_clear_error(fs->s->ctx);
+        st = trowel_entry_reader_read(r, (uint64_t)off, buf, size, &got);
+    }
+    if (st != TROWEL_OK) {
+        close_reader(fs, n);
+        n->failed = true;
+        report_failure(fs, n);
+        return -EIO;
+    }
+    return (int)got;
+}
+
+static void close_readers(mount_fs *fs)
+{
+    while (fs->readers_head)
+        close_reader(fs, fs->readers_head);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -341,9 +448,16 @@ static int add_raw_nest_dir(mount_fs *fs, mount_node *f)
 static int add_nest_dirs(mount_fs *fs, trowel_archive *a, mount_node *f, mount_view view)
 {
     int err = add_nest_dir(f->parent, f, view == MOUNT_VIEW_RAW);
-    if (!err && view == MOUNT_VIEW_ENTRY && a == fs->a && !fs->raw)
+    if (!err && view == MOUNT_VIEW_ENTRY && a == fs->a && !fs->raw && fs->views)
         err = add_raw_nest_dir(fs, f);
     return err;
+}
+
+/* Whether a normalised path is .trowel or inside it. */
+static bool in_views_dir(const char *path)
+{
+    size_t len = strlen(VIEWS_DIR);
+    return strncmp(path, VIEWS_DIR, len) == 0 && (path[len] == '/' || !path[len]);
 }
 
 /* Adds every entry of a under root with view. Names are those extract -r
@@ -358,8 +472,7 @@ static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_
                 warn_skipped(fs, e->name, "unsafe name, not shown (as extract refuses it)");
             continue;
         }
-        if (view == MOUNT_VIEW_ENTRY && strncmp(path, VIEWS_DIR, strlen(VIEWS_DIR)) == 0 &&
-            (path[strlen(VIEWS_DIR)] == '/' || !path[strlen(VIEWS_DIR)])) {
+        if (view == MOUNT_VIEW_ENTRY && fs->views && in_views_dir(path)) {
             warn_skipped(fs, e->name, "inside " VIEWS_DIR "/, the mount's own folder: not shown");
             continue;
         }
@@ -398,7 +511,15 @@ static mount_node *add_special(mount_node *dir, const char *name, mount_view vie
 static int build_tree(mount_fs *fs)
 {
     fs->root = mount_tree_dir("");
-    mount_node *views = fs->root ? mount_tree_add_dir(fs->root, VIEWS_DIR) : NULL;
+    if (!fs->root)
+        return ENOMEM;
+    if (!fs->cfg->views) {
+        if (add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
+            return ENOMEM;
+        mount_tree_sort(fs->root);
+        return 0;
+    }
+    mount_node *views = mount_tree_add_dir(fs->root, VIEWS_DIR);
     fs->views = views;
     if (!views || add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
         return ENOMEM;
@@ -419,26 +540,11 @@ static int build_tree(mount_fs *fs)
     return 0;
 }
 
-/* .trowel/convert/: for each file of the main tree whose bytes a format
- * recognises, one file per convert target ("NAME.json", "NAME.png"...).
- * Made on first use: it reads every entry once to detect its format. */
-static void add_conversions(mount_fs *fs, mount_node *src)
+/* One file of .trowel/convert/ for every target in targets (space
+ * separated) that src converts to as one file, json first. */
+static void add_targets(mount_fs *fs, mount_node *src, const char *path, trowel_archive *a)
 {
-    if (load(fs, src) != 0)
-        return;
-    const trowel_format *f;
-    trowel_input *in;
-    if (trowel_input_open_memory(fs->s->ctx, src->data, src->len, src->name, &in) != TROWEL_OK)
-        return;
-    trowel_status st = trowel_detect(fs->s->ctx, in, &f, NULL);
-    trowel_input_close(in);
-    trowel_ctx_clear_error(fs->s->ctx);
-    if (st != TROWEL_OK)
-        return;
-    char path[4096];
-    if (!mount_tree_path(src, path, sizeof path))
-        return;
-    const char *targets = trowel_format_convert_targets(f), *word;
+    const char *targets = trowel_format_convert_targets(trowel_archive_format(a)), *word;
     size_t len;
     bool json_done = false;
     while (!json_done || cli_next_word(&targets, &word, &len)) {
@@ -449,6 +555,12 @@ static void add_conversions(mount_fs *fs, mount_node *src)
         } else if (len == 4 && strncmp(word, "json", 4) == 0) {
             continue;
         }
+        char target[64];
+        snprintf(target, sizeof target, "%.*s", (int)len, word);
+        /* A target convert writes as a folder of files (a costume's
+         * frames) is no file: not shown. */
+        if (trowel_convert_makes_folder(a, target))
+            continue;
         char name[4200];
         snprintf(name, sizeof name, "%s.%.*s", path, (int)len, word);
         mount_node *c;
@@ -460,6 +572,25 @@ static void add_conversions(mount_fs *fs, mount_node *src)
         if (!c->target)
             c->failed = true;
     }
+}
+
+/* .trowel/convert/: for each file of the main tree that opens as a format
+ * (as convert would open it), one file per convert target ("NAME.json",
+ * "NAME.png"...). Made on first use: it reads every entry once, whole, to
+ * open it; a file bigger than the cache is left out (its conversions
+ * would not fit beside it). */
+static void add_conversions(mount_fs *fs, mount_node *src)
+{
+    if ((src->size_known && src->size > fs->cfg->cache_limit) || load(fs, src) != 0)
+        return;
+    char path[4096];
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    if (mount_tree_path(src, path, sizeof path) && open_bytes(fs, src, &in, &a) == TROWEL_OK)
+        add_targets(fs, src, path, a);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_clear_error(fs->s->ctx);
 }
 
 /* How many archives dir is nested in (1: an ENTRY.d/ of the mounted one). */
@@ -678,6 +809,14 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
     mount_node *n = fi->fh ? (mount_node *)(uintptr_t)fi->fh : find(fs, path);
     if (!n || n->is_dir)
         return -ENOENT;
+    if (n->failed)
+        return -EIO;
+    bool is_entry = n->view == MOUNT_VIEW_ENTRY || n->view == MOUNT_VIEW_RAW;
+    if (is_entry && n->hold == MOUNT_HOLD_NONE && !n->whole_only && off >= 0) {
+        int got = read_streaming(fs, n, buf, size, off);
+        if (got != READ_WHOLE)
+            return got;
+    }
     int rc = load(fs, n);
     if (rc != 0)
         return rc;
@@ -798,6 +937,7 @@ int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mo
         cli_error("out of memory");
     else
         rc = run_loop(&fs);
+    close_readers(&fs);
     release_all(&fs);
     if (fs.root) {
         free_targets(fs.root);

@@ -712,7 +712,7 @@ static const trowel_stream_codec *solid_codec(const vpp_state *st)
     return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
 }
 
-static trowel_status open_solid(trowel_archive *a, vpp_state *st)
+static trowel_status open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out)
 {
     trowel_reader whole, stream;
     trowel_reader_init(&whole, a->ctx, a->in);
@@ -726,7 +726,7 @@ static trowel_status open_solid(trowel_archive *a, vpp_state *st)
     trowel_status s = trowel_reader_sub(&whole, start < size ? start : size, len, &stream);
     if (s != TROWEL_OK)
         return s;
-    return trowel_codec_stream_open(a->ctx, solid_codec(st), NULL, &stream, &st->solid);
+    return trowel_codec_stream_open(a->ctx, solid_codec(st), NULL, &stream, out);
 }
 
 /* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
@@ -780,7 +780,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s;
     if (v->method == M_SOLID) {
-        if (!st->solid && (s = open_solid(a, st)) != TROWEL_OK)
+        if (!st->solid && (s = open_solid(a, st, &st->solid)) != TROWEL_OK)
             return s;
         if ((s = trowel_codec_stream_seek(st->solid, v->pos)) != TROWEL_OK)
             return s;
@@ -800,6 +800,35 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     default:
         return trowel_reader_copy_to(&span, out);
     }
+}
+
+/* trowel_entry_reader's cursor: the entry's own zlib or LZ4 stream, or a
+ * solid stream of the reader's own (so that readers of several entries,
+ * and read_entry, do not move one another's). PS3 chunks, stored and cut
+ * entries have none. */
+static trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
+                                      trowel_codec_stream **cursor, uint64_t *start, bool *whole)
+{
+    const vpp_state *st = a->priv;
+    const vpp_entry *v = &st->ent[index];
+    *cursor = NULL;
+    *start = 0;
+    *whole = false;
+    if (v->cut || v->method == M_STORED)
+        return TROWEL_OK;
+    if (v->method == M_SOLID) {
+        *start = v->pos;
+        return open_solid(a, st, cursor);
+    }
+    trowel_reader all, span;
+    trowel_reader_init(&all, a->ctx, a->in);
+    trowel_status s = trowel_reader_sub(&all, v->pos, v->packed, &span);
+    if (s != TROWEL_OK || (v->method == M_CONSOLE && !looks_like_zlib(&span)))
+        return s;
+    *whole = true;
+    const trowel_stream_codec *codec =
+        v->method == M_LZ4 ? &trowel_lz4_stream : &trowel_zlib_stream;
+    return trowel_codec_stream_open(a->ctx, codec, NULL, &span, cursor);
 }
 
 /* ---------------------------------------------------------------- verify */
@@ -871,7 +900,7 @@ static trowel_status vpp_verify(trowel_archive *a)
     if (solid_mode(&st->h) && a->entry_count) {
         /* Every entry has been read: the stream must hold nothing more. */
         const vpp_entry *last = &st->ent[a->entry_count - 1];
-        trowel_status s = st->solid ? TROWEL_OK : open_solid(a, st);
+        trowel_status s = st->solid ? TROWEL_OK : open_solid(a, st, &st->solid);
         if (s == TROWEL_OK)
             s = trowel_codec_stream_seek(st->solid, last->pos + a->entries[a->entry_count - 1].size);
         if (s == TROWEL_OK)
@@ -1329,6 +1358,7 @@ const trowel_format trowel_format_vpp = {
     .bid = vpp_bid,
     .open = vpp_open,
     .read_entry = vpp_read_entry,
+    .entry_cursor = vpp_entry_cursor,
     .verify = vpp_verify,
     .manifest = vpp_manifest,
     .create = vpp_create,
