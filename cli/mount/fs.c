@@ -235,15 +235,15 @@ static trowel_entry_reader *reader_of(mount_fs *fs, mount_node *n, int *err)
     return n->reader;
 }
 
-/* Serves a read of an entry through its reader: the bytes read, or
- * -EIO (reported once); 1 << 30 when the entry is to be read whole. */
-#define READ_WHOLE (1 << 30)
-static int read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, off_t off)
+/* Serves a read of an entry through its reader: true with *result the
+ * bytes read, or -EIO (reported once); false when the entry is to be read
+ * whole instead. */
+static bool read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, off_t off,
+                           int *result)
 {
-    int err;
-    trowel_entry_reader *r = reader_of(fs, n, &err);
+    trowel_entry_reader *r = reader_of(fs, n, result);
     if (!r)
-        return err ? err : READ_WHOLE;
+        return *result != 0;
     size_t got = 0;
     trowel_ctx_clear_error(fs->s->ctx);
     trowel_status st = trowel_entry_reader_read(r, (uint64_t)off, buf, size, &got);
@@ -256,9 +256,11 @@ static int read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, o
         close_reader(fs, n);
         n->failed = true;
         report_failure(fs, n);
-        return -EIO;
+        *result = -EIO;
+        return true;
     }
-    return (int)got;
+    *result = (int)got;
+    return true;
 }
 
 static void close_readers(mount_fs *fs)
@@ -811,12 +813,13 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
         return -ENOENT;
     if (n->failed)
         return -EIO;
+    /* An entry not cached: streamed where the library can (a cached one,
+     * read whole for a conversion, is served from memory). */
     bool is_entry = n->view == MOUNT_VIEW_ENTRY || n->view == MOUNT_VIEW_RAW;
-    if (is_entry && n->hold == MOUNT_HOLD_NONE && !n->whole_only && off >= 0) {
-        int got = read_streaming(fs, n, buf, size, off);
-        if (got != READ_WHOLE)
-            return got;
-    }
+    int result;
+    if (is_entry && n->hold == MOUNT_HOLD_NONE && !n->whole_only && off >= 0 &&
+        read_streaming(fs, n, buf, size, off, &result))
+        return result;
     int rc = load(fs, n);
     if (rc != 0)
         return rc;
