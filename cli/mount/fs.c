@@ -26,6 +26,19 @@
 #define TROWEL_STR_(x) #x
 #define TROWEL_STR(x) TROWEL_STR_(x)
 
+/* Open readers kept at most: each holds a decoder (about 300 KiB for
+ * zlib), and a few let cp -r, or two programs reading one entry, go on
+ * streaming without restarting one another's decoders. */
+#define READERS_MAX 4
+
+/* One open reader of a streamed entry, and where its last read ended. */
+typedef struct mount_reader {
+    mount_node *node;   /* NULL: the slot is free */
+    trowel_entry_reader *reader;
+    uint64_t pos;
+    uint64_t used;      /* read_clock at its last read */
+} mount_reader;
+
 typedef struct mount_fs {
     cli_session *s;
     const mount_config *cfg;
@@ -39,14 +52,10 @@ typedef struct mount_fs {
     /* LRU: head is the most recently used. */
     mount_node *lru_head, *lru_tail;
     uint64_t cached;     /* bytes held by cached files */
-    /* The files with an open reader, most recently read first. */
-    mount_node *readers_head, *readers_tail;
-    size_t reader_count;
+    /* Streamed entries: the open readers (an empty slot has no node). */
+    mount_reader readers[READERS_MAX];
+    uint64_t read_clock; /* counts reads, for the slots' LRU order */
 } mount_fs;
-
-/* Open readers kept at most: each holds a decoder (about 300 KiB for
- * zlib), and a few let cp -r or two readers at once go on streaming. */
-#define READERS_MAX 4
 
 static mount_fs *current_fs(void)
 {
@@ -169,104 +178,118 @@ static void keep(mount_fs *fs, mount_node *n, const uint8_t *data, size_t len, m
 
 /* ------------------------------------------------------------- streaming */
 
-static void reader_unlink(mount_fs *fs, mount_node *n)
+/* Opens a reader of n's entry into slot (empty). 0, or -EIO (reported;
+ * n fails from now on), or 1 when the entry can only be read whole
+ * (whole_only set). */
+static int open_slot(mount_fs *fs, mount_reader *slot, mount_node *n)
 {
-    if (n->reader_prev)
-        n->reader_prev->reader_next = n->reader_next;
-    else
-        fs->readers_head = n->reader_next;
-    if (n->reader_next)
-        n->reader_next->reader_prev = n->reader_prev;
-    else
-        fs->readers_tail = n->reader_prev;
-    n->reader_prev = n->reader_next = NULL;
-}
-
-static void reader_push(mount_fs *fs, mount_node *n)
-{
-    n->reader_next = fs->readers_head;
-    if (fs->readers_head)
-        fs->readers_head->reader_prev = n;
-    fs->readers_head = n;
-    if (!fs->readers_tail)
-        fs->readers_tail = n;
-}
-
-static void close_reader(mount_fs *fs, mount_node *n)
-{
-    reader_unlink(fs, n);
-    trowel_entry_reader_close(n->reader);
-    n->reader = NULL;
-    fs->reader_count--;
-}
-
-/* n's reader, opened if need be (closing the least recently used one past
- * READERS_MAX). NULL with *err 0: the entry is read whole (whole_only
- * set); NULL with *err -EIO: it failed (reported). */
-static trowel_entry_reader *reader_of(mount_fs *fs, mount_node *n, int *err)
-{
-    *err = 0;
-    if (n->reader) {
-        reader_unlink(fs, n);
-        reader_push(fs, n);
-        return n->reader;
-    }
-    if (fs->reader_count >= READERS_MAX)
-        close_reader(fs, fs->readers_tail);
     trowel_ctx_clear_error(fs->s->ctx);
-    trowel_status st = trowel_entry_reader_open(archive_of(fs, n), n->entry, &n->reader);
+    trowel_archive *a = archive_of(fs, n);
+    trowel_status st = trowel_entry_reader_open(a, n->entry, &slot->reader);
     if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
         make_room(fs, UINT64_MAX, NULL); /* a decoder before cached bytes */
         trowel_ctx_clear_error(fs->s->ctx);
-        st = trowel_entry_reader_open(archive_of(fs, n), n->entry, &n->reader);
+        st = trowel_entry_reader_open(a, n->entry, &slot->reader);
     }
     if (st == TROWEL_ERR_UNSUPPORTED && trowel_ctx_last_error(fs->s->ctx)->status == TROWEL_OK) {
         n->whole_only = true;
-        return NULL;
+        return 1;
     }
     if (st != TROWEL_OK) {
         n->failed = true;
         report_failure(fs, n);
-        *err = -EIO;
-        return NULL;
+        return -EIO;
     }
-    fs->reader_count++;
-    reader_push(fs, n);
-    return n->reader;
+    slot->node = n;
+    slot->pos = 0;
+    return 0;
 }
 
-/* Serves a read of an entry through its reader: true with *result the
+static void close_slot(mount_reader *slot)
+{
+    trowel_entry_reader_close(slot->reader);
+    *slot = (mount_reader){0};
+}
+
+/* Whether slot a should be given up before slot b: a free one first,
+ * then the least recently used. */
+static bool sooner(const mount_reader *a, const mount_reader *b)
+{
+    return !b || (b->node && (!a->node || a->used < b->used));
+}
+
+/* The slot to read n at off from: n's reader that ended last at or
+ * before off (reading on from there costs least: a decoder never goes
+ * back without starting again), else a new reader in a free slot or the
+ * least recently used one; an entry holds at most READERS_PER_ENTRY, so
+ * random reads of one file do not close the decoders of others. Two
+ * programs reading one entry at different places (cp, and a viewer
+ * reading its head) thus each keep a decoder instead of restarting one
+ * another's. NULL with *err: as open_slot. */
+#define READERS_PER_ENTRY 2
+static mount_reader *slot_for(mount_fs *fs, mount_node *n, uint64_t off, int *err)
+{
+    mount_reader *best = NULL, *victim = NULL, *own_victim = NULL;
+    size_t own = 0;
+    *err = 0;
+    for (size_t i = 0; i < READERS_MAX; i++) {
+        mount_reader *r = &fs->readers[i];
+        if (r->node == n) {
+            own++;
+            if (r->pos <= off && (!best || r->pos > best->pos))
+                best = r;
+            if (sooner(r, own_victim))
+                own_victim = r;
+        }
+        if (sooner(r, victim))
+            victim = r;
+    }
+    if (!best) {
+        if (own >= READERS_PER_ENTRY)
+            victim = own_victim;
+        close_slot(victim);
+        *err = open_slot(fs, victim, n);
+        if (*err != 0)
+            return NULL;
+        best = victim;
+    }
+    best->used = ++fs->read_clock;
+    return best;
+}
+
+/* Serves a read of an entry through a reader: true with *result the
  * bytes read, or -EIO (reported once); false when the entry is to be read
  * whole instead. */
 static bool read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, off_t off,
                            int *result)
 {
-    trowel_entry_reader *r = reader_of(fs, n, result);
-    if (!r)
-        return *result != 0;
+    mount_reader *slot = slot_for(fs, n, (uint64_t)off, result);
+    if (!slot)
+        return *result != 1;
     size_t got = 0;
     trowel_ctx_clear_error(fs->s->ctx);
-    trowel_status st = trowel_entry_reader_read(r, (uint64_t)off, buf, size, &got);
+    trowel_status st = trowel_entry_reader_read(slot->reader, (uint64_t)off, buf, size, &got);
     if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
         make_room(fs, UINT64_MAX, NULL);
         trowel_ctx_clear_error(fs->s->ctx);
-        st = trowel_entry_reader_read(r, (uint64_t)off, buf, size, &got);
+        st = trowel_entry_reader_read(slot->reader, (uint64_t)off, buf, size, &got);
     }
     if (st != TROWEL_OK) {
-        close_reader(fs, n);
+        close_slot(slot);
         n->failed = true;
         report_failure(fs, n);
         *result = -EIO;
         return true;
     }
+    slot->pos = (uint64_t)off + got;
     *result = (int)got;
     return true;
 }
 
 static void close_readers(mount_fs *fs)
 {
-    while (fs->readers_head)
-        close_reader(fs, fs->readers_head);
+    for (size_t i = 0; i < READERS_MAX; i++)
+        close_slot(&fs->readers[i]);
 }
 
 /* ---------------------------------------------------------------- loading */

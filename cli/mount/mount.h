@@ -74,11 +74,9 @@ struct mount_node {
     uint64_t size;        /* bytes, once size_known */
     bool size_known;
     bool failed;          /* reading failed once: EIO from then on */
-    /* Streaming (fs.c): an entry read by offset keeps a reader (one of a
-     * few, least recently used closed) instead of its bytes; whole_only
-     * once the library said the entry can only be read whole. */
-    trowel_entry_reader *reader;
-    mount_node *reader_prev, *reader_next;
+    /* Streaming (fs.c): an entry read by offset is served through readers
+     * the file system keeps, not cached; whole_only once the library said
+     * it can only be read whole. */
     bool whole_only;
     /* The cache (fs.c): bytes while cached, in LRU order. */
     const uint8_t *data;

@@ -4,7 +4,7 @@
 # SHA-256 from a VPP that stores it, one that zlib-compresses it, one that
 # holds it in a solid (compressed+condensed) stream and a v17 one (LZ4);
 # random slices read with dd (backwards too, which restarts the decoder)
-# are the source's bytes; the peak RSS of the mount stays under the limit
+# are the source's bytes, also while another program reads the entry; the peak RSS of the mount stays under the limit
 # (before streaming, the entry was decoded whole: 266 MB for 256 MiB, and
 # over the limit it gave EIO). A zlib stream whose Adler-32 is wrong gives
 # EIO once read to its end, and says why. Skipped where /dev/fuse cannot
@@ -59,6 +59,23 @@ for kind in stored zlib solid lz4; do
     assert_eq "$kind: nothing on stderr" "" "$(cat m-$kind.err)"
     unmount_fg "$kind" m-$kind
 done
+
+# Two programs reading one zlib entry at once, at different places (each
+# keeps a decoder of its own): both get the source's bytes.
+mount_fg "two readers" zlib.vpp_pc m-two --mem-limit 16M
+sha256sum <m-two/big.bin >two.sum &
+sum_pid=$!
+bad=""
+for off in 1000 40000000 2000000 60000000 5 33000000; do
+    cmp -s <(dd if=m-two/big.bin iflag=skip_bytes,count_bytes skip=$off count=100000 2>/dev/null) \
+        <(dd if=src/big.bin iflag=skip_bytes,count_bytes skip=$off count=100000 2>/dev/null) ||
+        bad="$bad $off"
+done
+wait "$sum_pid"
+assert_eq "two readers: the slices read meanwhile are the source's" "" "$bad"
+assert_eq "two readers: the whole read is the source's" "$want" "$(cat two.sum)"
+assert_eq "two readers: nothing on stderr" "" "$(cat m-two.err)"
+unmount_fg "two readers" m-two
 
 # The zlib stream's Adler-32 (its last 4 bytes) made wrong: everything up
 # to the end reads, the read that reaches it fails with EIO and the mount

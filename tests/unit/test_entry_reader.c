@@ -4,7 +4,8 @@
  * that streams (stored, zlib, solid compressed+condensed, v17 LZ4), reads
  * forwards, backwards and at random offsets give the bytes a whole read
  * gives; the memory held stays small whatever the entry's size; a wrong
- * Adler-32 fails the read that reaches the entry's end; entries only a
+ * Adler-32 fails the read that reaches the entry's end; two readers over
+ * one file input read in turn stay right; entries only a
  * whole decode gives (an SZDD file's LZSS) are TROWEL_ERR_UNSUPPORTED with
  * no error set; a bad index is a usage error.
  */
@@ -211,6 +212,45 @@ static void test_entry_reader_checks_the_stream_end(void)
     remove_tree(dir);
 }
 
+/* Two readers of one entry over one file input, read in turn (as trowel
+ * mount serves two programs): each decoder must not keep pointers into the
+ * input's read window, which the other's reads refill. */
+static void test_entry_reader_two_readers_on_one_file(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir);
+    uint8_t *src = make_source(ENTRY_SIZE);
+    REQUIRE(src);
+    char p[512], vpp[512];
+    snprintf(p, sizeof p, "%s/big.bin", dir);
+    write_file(p, src, ENTRY_SIZE);
+    snprintf(p, sizeof p, "%s/a.txt", dir);
+    write_file(p, "small\n", 6);
+    snprintf(vpp, sizeof vpp, "%s/z.vpp_pc", dir);
+    const char *zlib[] = {"compressed=1", "level=1"};
+    REQUIRE(make_vpp(dir, vpp, zlib, 2));
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    REQUIRE(trowel_input_open_file(ctx, vpp, &in) == TROWEL_OK);
+    REQUIRE(trowel_archive_open(ctx, in, NULL, &a) == TROWEL_OK);
+    trowel_entry_reader *one = NULL, *two = NULL;
+    REQUIRE(trowel_entry_reader_open(a, 1, &one) == TROWEL_OK);
+    REQUIRE(trowel_entry_reader_open(a, 1, &two) == TROWEL_OK);
+    bool ok = true;
+    for (uint64_t off = 0; ok && off + 2000000 + 50000 < ENTRY_SIZE; off += 50000)
+        ok = slice_matches(one, src, ENTRY_SIZE, off, 50000) &&
+             slice_matches(two, src, ENTRY_SIZE, off + 2000000, 50000);
+    CHECK(ok);
+    trowel_entry_reader_close(one);
+    trowel_entry_reader_close(two);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    free(src);
+    remove_tree(dir);
+}
+
 static void test_entry_reader_refuses_what_it_cannot_stream(void)
 {
     if (!have_file(SZDD_FILE))
@@ -230,4 +270,5 @@ static void test_entry_reader_refuses_what_it_cannot_stream(void)
 
 TEST_MAIN(TEST(test_entry_reader_every_streaming_vpp_mode),
           TEST(test_entry_reader_checks_the_stream_end),
+          TEST(test_entry_reader_two_readers_on_one_file),
           TEST(test_entry_reader_refuses_what_it_cannot_stream))
