@@ -11,6 +11,9 @@
 #   image  a scenes.image of 5,000 generated scenes (text VCDs, LZMA),
 #          made from the corpus's ez2 VCDs by bench/gen_vsif_scenes.py
 #   tsp    the corpus's tsp scenes.image (301 scenes)
+#   vpp    a zlib-compressed VPP (level 1) of part4's 48 files (96 MiB), whose
+#          entries the mount streams (a decoder kept where the last read
+#          ended) instead of decoding them whole
 #
 # What is timed (wall clock, from a warm page cache):
 #   extract  `trowel extract -q -C out ARCHIVE` into a folder that does not
@@ -26,7 +29,9 @@
 # BENCH_RUNS runs, default 11), so a change in the machine's load hits
 # both; the medians are printed, and their ratio.
 # Then the peak RSS of `trowel mount -f --mem-limit LIMIT` while every file
-# is read (GNU time), against the limit and against extract's.
+# is read (GNU time), against the limit and against extract's; vpp under
+# 16M streams 2 MiB entries, and a VPP of one 64 MiB zlib entry (big) must
+# read under 16M too (before streaming it could not: EIO).
 #
 # Needs /dev/fuse (run as a user who may mount, or root), fusermount3,
 # python3 and GNU time. Run it under the shared lock on a shared machine
@@ -78,6 +83,10 @@ done
 python3 "$here/bench/gen_vsif_scenes.py" "$corpus/valve/ez2" game 5000
 "$trowel" create -q -t vsif -o image.image -C game $(cd game && find scenes -name '*.vcd' | sort)
 cp "$corpus/valve/tsp/scenes/scenes.image" tsp.image
+"$trowel" create -q -t vpp -O compressed=1 -O level=1 -o vpp.vpp_pc -C src4 $(cd src4 && ls)
+mkdir src-big
+take 67108864 src4/* >src-big/big.bin
+"$trowel" create -q -t vpp -O compressed=1 -O level=1 -o big.vpp_pc -C src-big big.bin
 
 # ---- timing
 now() { date +%s%N; }
@@ -114,7 +123,7 @@ median() { # nanoseconds on stdin -> seconds
 
 echo "medians of $runs runs, extract and mount alternating (load average: $(cut -d' ' -f1-3 /proc/loadavg))"
 printf '%-6s %8s %6s %10s %10s %7s %10s\n' archive entries MiB extract mount ratio "fixed"
-for a in part part4 image tsp; do
+for a in part part4 image tsp vpp; do
     file=$(ls $a.*)
     entries=$("$trowel" list "$file" | wc -l)
     rm -rf out
@@ -145,7 +154,7 @@ echo "(load average after: $(cut -d' ' -f1-3 /proc/loadavg))"
 # ---- peak memory while reading everything under --mem-limit
 echo
 printf '%-6s %8s %14s %14s %s\n' archive limit "mount RSS" "extract RSS" "mount under limit"
-for spec in part:64M part:16M part4:32M image:64M; do
+for spec in part:64M part:16M part4:32M image:64M vpp:16M big:16M; do
     a=${spec%%:*}
     limit=${spec#*:}
     file=$(ls $a.*)

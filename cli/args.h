@@ -45,7 +45,8 @@ typedef enum cli_opt_id {
     OPT_FILES_FROM,
     OPT_DRY_RUN,
     OPT_KEEP_LAST,
-    OPT_PARTIAL
+    OPT_PARTIAL,
+    OPT_VIEWS
 } cli_opt_id;
 
 typedef struct cli_option {

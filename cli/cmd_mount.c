@@ -1,8 +1,8 @@
 /*
- * trowel mount ARCHIVE MOUNTPOINT [-f] [-r] [--raw] [--names LIST] [-O KEY=VALUE]...
+ * trowel mount ARCHIVE MOUNTPOINT [-f] [-r] [--views] [--raw] [--names LIST] [-O KEY=VALUE]...
  * trowel umount MOUNTPOINT
  * The archive as a read-only folder through FUSE (cli/mount/): the tree
- * extract would write, and other views under .trowel/. umount asks
+ * extract would write, and with --views other views under .trowel/. umount asks
  * fusermount3 -u, as a user would. Built without libfuse3, mount says so.
  */
 #include "cli.h"
@@ -93,14 +93,15 @@ static int run_mount(const cli_args *args, cli_session *s)
     mount_config cfg = {.archive = path, .mountpoint = args->operands[1],
                         .foreground = cli_args_has(args, OPT_FOREGROUND),
                         .debug = cli_args_has(args, OPT_DEBUG),
-                        .recursive = cli_args_has(args, OPT_RECURSIVE), .cache_limit = cache};
+                        .recursive = cli_args_has(args, OPT_RECURSIVE),
+                        .views = cli_args_has(args, OPT_VIEWS), .cache_limit = cache};
     cli_opened o = {0}, raw = {0};
     rc = cli_open_archive(s, path, fmt, &o);
     if (rc == CLI_EXIT_OK)
         rc = cli_apply_names(s, path, o.a, cli_args_last(args, OPT_NAMES));
     if (rc == CLI_EXIT_OK)
         rc = cli_apply_read_options(s, path, o.a, args);
-    if (rc == CLI_EXIT_OK && !cli_args_has(args, OPT_RAW) &&
+    if (rc == CLI_EXIT_OK && cfg.views && !cli_args_has(args, OPT_RAW) &&
         mount_format_has_raw_option(trowel_archive_format(o.a)))
         rc = open_raw(s, path, fmt, args, &raw);
     if (rc == CLI_EXIT_OK)
@@ -135,6 +136,8 @@ static const cli_option mount_options[] = {
      "stay in the foreground (errors on stderr; Ctrl-C unmounts)"},
     {OPT_RECURSIVE, 'r', "recursive", NULL,
      "show entries that are archives as folders too (ENTRY.d/, as extract -r)"},
+    {OPT_VIEWS, 0, "views", NULL,
+     "add the folder .trowel/ of other views (raw/, convert/, archive.json, manifest.json)"},
     {OPT_CACHE, 0, "cache", "SIZE", "keep at most SIZE decoded bytes (default: half of --mem-limit)"},
     {OPT_RAW, 0, "raw", NULL, "show entries as stored, not converted (as extract --raw)"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
@@ -146,24 +149,27 @@ static const cli_option mount_options[] = {
 
 const cli_command cli_cmd_mount = {
     .name = "mount",
-    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [-r] [--cache SIZE] [--raw] [--names LIST] "
-                "[-O KEY=VALUE]...",
+    .synopsis = "mount ARCHIVE MOUNTPOINT [-f] [-r] [--views] [--cache SIZE] [--raw] "
+                "[--names LIST] [-O KEY=VALUE]...",
     .summary = "show an archive as a read-only folder (FUSE)",
     .description =
         "Mount ARCHIVE on the folder MOUNTPOINT, read-only: the files and folders\n"
-        "are those 'extract' would write, read without extracting. Entries are\n"
-        "decoded on first read (or stat, when only decoding tells their size) and\n"
-        "kept in a cache (--cache, least recently used out). Beside them, .trowel/\n"
+        "are those 'extract' would write, read without extracting. Stored entries\n"
+        "and a VPP's zlib and LZ4 entries are read where they are asked for, so\n"
+        "any size reads under --mem-limit; others are decoded whole on first read\n"
+        "(or stat, when only decoding tells their size) and kept in a cache\n"
+        "(--cache, least recently used out). With --views, the folder .trowel/\n"
         "holds archive.json (convert --to json), manifest.json (extract\n"
         "--manifest), raw/ (the entries as stored, where the format converts\n"
-        "them) and convert/ (each entry in every format it converts to, made\n"
-        "when read). With -r, an entry that is an archive itself (a .str2_pc in\n"
-        "a .vpp_pc) also shows as the folder ENTRY.d/ beside it, holding its\n"
-        "tree as 'extract -r' writes it; it is opened when first listed, and so\n"
-        "on down; .trowel/raw/ENTRY.d/ and .trowel/convert/ENTRY.d/ hold its\n"
-        "views. An entry (or nested archive) that cannot be read gives EIO and\n"
-        "an error on stderr (the system log once detached); the others stay\n"
-        "readable. A MOUNTPOINT that is missing or no folder: exit 1.",
+        "them) and convert/ (each entry in every format it converts to as one\n"
+        "file, made when read); without it, find and grep -r see the entries\n"
+        "only. With -r, an entry that is an archive itself (a .str2_pc in a\n"
+        ".vpp_pc) also shows as the folder ENTRY.d/ beside it, holding its tree\n"
+        "as 'extract -r' writes it; it is opened when first listed, and so on\n"
+        "down; with --views, .trowel/raw/ENTRY.d/ and .trowel/convert/ENTRY.d/\n"
+        "hold its views. An entry (or nested archive) that cannot be read gives\n"
+        "EIO and an error on stderr (the system log once detached); the others\n"
+        "stay readable. A MOUNTPOINT that is missing or no folder: exit 1.",
     .options = mount_options,
     .more_help = mount_help,
     .run = run_mount,

@@ -4,15 +4,45 @@
  * format, info/list JSON, manifest, every entry expanded, verify). Each call
  * must fail cleanly or succeed; a 64 MiB memory limit turns any allocation
  * sized by a hostile header into an error instead of an OOM; and a decoded
- * entry must never exceed its declared size (exactly that size on success).
+ * entry must never exceed its declared size (exactly that size on success),
+ * and read at offsets (trowel_entry_reader) it gives the same bytes.
  */
 #ifndef TROWEL_ARCHIVE_FUZZ_H
 #define TROWEL_ARCHIVE_FUZZ_H
 
 #include "trowel/trowel.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* Entry i read at offsets (trowel_entry_reader, as trowel mount reads):
+ * forwards in slices, then one slice back; every slice read must be the
+ * bytes the whole read gave (want, n of them, complete when whole_ok), and
+ * never more than the entry's size. */
+static inline void fuzz_read_at_offsets(trowel_archive *a, size_t i, const uint8_t *want,
+                                        size_t n, bool whole_ok)
+{
+    trowel_entry_reader *r = NULL;
+    if (trowel_entry_reader_open(a, i, &r) != TROWEL_OK)
+        return;
+    static uint8_t slice[65536];
+    uint64_t size = trowel_entry_reader_size(r), off = 0;
+    size_t got = 0;
+    bool ok = true;
+    for (; ok && off < size && off < (8u << 20); off += got) {
+        ok = trowel_entry_reader_read(r, off, slice, 3001, &got) == TROWEL_OK && got > 0;
+        if (ok && (off + got > size || (off + got <= n && memcmp(slice, want + off, got) != 0)))
+            abort();
+        if (ok && whole_ok && off + got > n)
+            abort(); /* the whole read ended sooner */
+    }
+    if (off > 5000 && trowel_entry_reader_read(r, off - 5000, slice, 4000, &got) == TROWEL_OK &&
+        (got > 4000 || (off - 5000 + got <= n && memcmp(slice, want + off - 5000, got) != 0)))
+        abort();
+    trowel_entry_reader_close(r);
+}
 
 static inline void fuzz_expand_entries(trowel_ctx *ctx, trowel_archive *a)
 {
@@ -22,10 +52,11 @@ static inline void fuzz_expand_entries(trowel_ctx *ctx, trowel_archive *a)
             return;
         trowel_status st = trowel_archive_read_entry(a, i, s);
         size_t n = 0;
-        trowel_sink_data(s, &n);
+        const uint8_t *data = trowel_sink_data(s, &n);
         uint64_t declared = trowel_archive_entry(a, i)->size;
         if ((st == TROWEL_OK && n != declared) || n > declared)
             abort();
+        fuzz_read_at_offsets(a, i, data, n, st == TROWEL_OK);
         trowel_sink_discard(s);
     }
 }

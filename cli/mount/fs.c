@@ -26,6 +26,19 @@
 #define TROWEL_STR_(x) #x
 #define TROWEL_STR(x) TROWEL_STR_(x)
 
+/* Open readers kept at most: each holds a decoder (about 300 KiB for
+ * zlib), and a few let cp -r, or two programs reading one entry, go on
+ * streaming without restarting one another's decoders. */
+#define READERS_MAX 4
+
+/* One open reader of a streamed entry, and where its last read ended. */
+typedef struct mount_reader {
+    mount_node *node;   /* NULL: the slot is free */
+    trowel_entry_reader *reader;
+    uint64_t pos;
+    uint64_t used;      /* read_clock at its last read */
+} mount_reader;
+
 typedef struct mount_fs {
     cli_session *s;
     const mount_config *cfg;
@@ -39,6 +52,9 @@ typedef struct mount_fs {
     /* LRU: head is the most recently used. */
     mount_node *lru_head, *lru_tail;
     uint64_t cached;     /* bytes held by cached files */
+    /* Streamed entries: the open readers (an empty slot has no node). */
+    mount_reader readers[READERS_MAX];
+    uint64_t read_clock; /* counts reads, for the slots' LRU order */
 } mount_fs;
 
 static mount_fs *current_fs(void)
@@ -158,6 +174,122 @@ static void keep(mount_fs *fs, mount_node *n, const uint8_t *data, size_t len, m
     lru_push(fs, n);
     /* The file just read stays even when it alone is over the limit. */
     make_room(fs, 0, n);
+}
+
+/* ------------------------------------------------------------- streaming */
+
+/* Opens a reader of n's entry into slot (empty). 0, or -EIO (reported;
+ * n fails from now on), or 1 when the entry can only be read whole
+ * (whole_only set). */
+static int open_slot(mount_fs *fs, mount_reader *slot, mount_node *n)
+{
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_archive *a = archive_of(fs, n);
+    trowel_status st = trowel_entry_reader_open(a, n->entry, &slot->reader);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL); /* a decoder before cached bytes */
+        trowel_ctx_clear_error(fs->s->ctx);
+        st = trowel_entry_reader_open(a, n->entry, &slot->reader);
+    }
+    if (st == TROWEL_ERR_UNSUPPORTED && trowel_ctx_last_error(fs->s->ctx)->status == TROWEL_OK) {
+        n->whole_only = true;
+        return 1;
+    }
+    if (st != TROWEL_OK) {
+        n->failed = true;
+        report_failure(fs, n);
+        return -EIO;
+    }
+    slot->node = n;
+    slot->pos = 0;
+    return 0;
+}
+
+static void close_slot(mount_reader *slot)
+{
+    trowel_entry_reader_close(slot->reader);
+    *slot = (mount_reader){0};
+}
+
+/* Whether slot a should be given up before slot b: a free one first,
+ * then the least recently used. */
+static bool sooner(const mount_reader *a, const mount_reader *b)
+{
+    return !b || (b->node && (!a->node || a->used < b->used));
+}
+
+/* The slot to read n at off from: n's reader that ended last at or
+ * before off (reading on from there costs least: a decoder never goes
+ * back without starting again), else a new reader in a free slot or the
+ * least recently used one; an entry holds at most READERS_PER_ENTRY, so
+ * random reads of one file do not close the decoders of others. Two
+ * programs reading one entry at different places (cp, and a viewer
+ * reading its head) thus each keep a decoder instead of restarting one
+ * another's. NULL with *err: as open_slot. */
+#define READERS_PER_ENTRY 2
+static mount_reader *slot_for(mount_fs *fs, mount_node *n, uint64_t off, int *err)
+{
+    mount_reader *best = NULL, *victim = NULL, *own_victim = NULL;
+    size_t own = 0;
+    *err = 0;
+    for (size_t i = 0; i < READERS_MAX; i++) {
+        mount_reader *r = &fs->readers[i];
+        if (r->node == n) {
+            own++;
+            if (r->pos <= off && (!best || r->pos > best->pos))
+                best = r;
+            if (sooner(r, own_victim))
+                own_victim = r;
+        }
+        if (sooner(r, victim))
+            victim = r;
+    }
+    if (!best) {
+        if (own >= READERS_PER_ENTRY)
+            victim = own_victim;
+        close_slot(victim);
+        *err = open_slot(fs, victim, n);
+        if (*err != 0)
+            return NULL;
+        best = victim;
+    }
+    best->used = ++fs->read_clock;
+    return best;
+}
+
+/* Serves a read of an entry through a reader: true with *result the
+ * bytes read, or -EIO (reported once); false when the entry is to be read
+ * whole instead. */
+static bool read_streaming(mount_fs *fs, mount_node *n, char *buf, size_t size, off_t off,
+                           int *result)
+{
+    mount_reader *slot = slot_for(fs, n, (uint64_t)off, result);
+    if (!slot)
+        return *result != 1;
+    size_t got = 0;
+    trowel_ctx_clear_error(fs->s->ctx);
+    trowel_status st = trowel_entry_reader_read(slot->reader, (uint64_t)off, buf, size, &got);
+    if (st == TROWEL_ERR_LIMIT && fs->lru_head) {
+        make_room(fs, UINT64_MAX, NULL);
+        trowel_ctx_clear_error(fs->s->ctx);
+        st = trowel_entry_reader_read(slot->reader, (uint64_t)off, buf, size, &got);
+    }
+    if (st != TROWEL_OK) {
+        close_slot(slot);
+        n->failed = true;
+        report_failure(fs, n);
+        *result = -EIO;
+        return true;
+    }
+    slot->pos = (uint64_t)off + got;
+    *result = (int)got;
+    return true;
+}
+
+static void close_readers(mount_fs *fs)
+{
+    for (size_t i = 0; i < READERS_MAX; i++)
+        close_slot(&fs->readers[i]);
 }
 
 /* ---------------------------------------------------------------- loading */
@@ -341,9 +473,16 @@ static int add_raw_nest_dir(mount_fs *fs, mount_node *f)
 static int add_nest_dirs(mount_fs *fs, trowel_archive *a, mount_node *f, mount_view view)
 {
     int err = add_nest_dir(f->parent, f, view == MOUNT_VIEW_RAW);
-    if (!err && view == MOUNT_VIEW_ENTRY && a == fs->a && !fs->raw)
+    if (!err && view == MOUNT_VIEW_ENTRY && a == fs->a && !fs->raw && fs->views)
         err = add_raw_nest_dir(fs, f);
     return err;
+}
+
+/* Whether a normalised path is .trowel or inside it. */
+static bool in_views_dir(const char *path)
+{
+    size_t len = strlen(VIEWS_DIR);
+    return strncmp(path, VIEWS_DIR, len) == 0 && (path[len] == '/' || !path[len]);
 }
 
 /* Adds every entry of a under root with view. Names are those extract -r
@@ -358,8 +497,7 @@ static int add_entries(mount_fs *fs, trowel_archive *a, mount_node *root, mount_
                 warn_skipped(fs, e->name, "unsafe name, not shown (as extract refuses it)");
             continue;
         }
-        if (view == MOUNT_VIEW_ENTRY && strncmp(path, VIEWS_DIR, strlen(VIEWS_DIR)) == 0 &&
-            (path[strlen(VIEWS_DIR)] == '/' || !path[strlen(VIEWS_DIR)])) {
+        if (view == MOUNT_VIEW_ENTRY && fs->views && in_views_dir(path)) {
             warn_skipped(fs, e->name, "inside " VIEWS_DIR "/, the mount's own folder: not shown");
             continue;
         }
@@ -398,7 +536,15 @@ static mount_node *add_special(mount_node *dir, const char *name, mount_view vie
 static int build_tree(mount_fs *fs)
 {
     fs->root = mount_tree_dir("");
-    mount_node *views = fs->root ? mount_tree_add_dir(fs->root, VIEWS_DIR) : NULL;
+    if (!fs->root)
+        return ENOMEM;
+    if (!fs->cfg->views) {
+        if (add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
+            return ENOMEM;
+        mount_tree_sort(fs->root);
+        return 0;
+    }
+    mount_node *views = mount_tree_add_dir(fs->root, VIEWS_DIR);
     fs->views = views;
     if (!views || add_entries(fs, fs->a, fs->root, MOUNT_VIEW_ENTRY) != 0)
         return ENOMEM;
@@ -419,26 +565,11 @@ static int build_tree(mount_fs *fs)
     return 0;
 }
 
-/* .trowel/convert/: for each file of the main tree whose bytes a format
- * recognises, one file per convert target ("NAME.json", "NAME.png"...).
- * Made on first use: it reads every entry once to detect its format. */
-static void add_conversions(mount_fs *fs, mount_node *src)
+/* One file of .trowel/convert/ for every target in targets (space
+ * separated) that src converts to as one file, json first. */
+static void add_targets(mount_fs *fs, mount_node *src, const char *path, trowel_archive *a)
 {
-    if (load(fs, src) != 0)
-        return;
-    const trowel_format *f;
-    trowel_input *in;
-    if (trowel_input_open_memory(fs->s->ctx, src->data, src->len, src->name, &in) != TROWEL_OK)
-        return;
-    trowel_status st = trowel_detect(fs->s->ctx, in, &f, NULL);
-    trowel_input_close(in);
-    trowel_ctx_clear_error(fs->s->ctx);
-    if (st != TROWEL_OK)
-        return;
-    char path[4096];
-    if (!mount_tree_path(src, path, sizeof path))
-        return;
-    const char *targets = trowel_format_convert_targets(f), *word;
+    const char *targets = trowel_format_convert_targets(trowel_archive_format(a)), *word;
     size_t len;
     bool json_done = false;
     while (!json_done || cli_next_word(&targets, &word, &len)) {
@@ -449,6 +580,12 @@ static void add_conversions(mount_fs *fs, mount_node *src)
         } else if (len == 4 && strncmp(word, "json", 4) == 0) {
             continue;
         }
+        char target[64];
+        snprintf(target, sizeof target, "%.*s", (int)len, word);
+        /* A target convert writes as a folder of files (a costume's
+         * frames) is no file: not shown. */
+        if (trowel_convert_makes_folder(a, target))
+            continue;
         char name[4200];
         snprintf(name, sizeof name, "%s.%.*s", path, (int)len, word);
         mount_node *c;
@@ -460,6 +597,25 @@ static void add_conversions(mount_fs *fs, mount_node *src)
         if (!c->target)
             c->failed = true;
     }
+}
+
+/* .trowel/convert/: for each file of the main tree that opens as a format
+ * (as convert would open it), one file per convert target ("NAME.json",
+ * "NAME.png"...). Made on first use: it reads every entry once, whole, to
+ * open it; a file bigger than the cache is left out (its conversions
+ * would not fit beside it). */
+static void add_conversions(mount_fs *fs, mount_node *src)
+{
+    if ((src->size_known && src->size > fs->cfg->cache_limit) || load(fs, src) != 0)
+        return;
+    char path[4096];
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    if (mount_tree_path(src, path, sizeof path) && open_bytes(fs, src, &in, &a) == TROWEL_OK)
+        add_targets(fs, src, path, a);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_clear_error(fs->s->ctx);
 }
 
 /* How many archives dir is nested in (1: an ENTRY.d/ of the mounted one). */
@@ -678,6 +834,15 @@ static int fs_read(const char *path, char *buf, size_t size, off_t off, struct f
     mount_node *n = fi->fh ? (mount_node *)(uintptr_t)fi->fh : find(fs, path);
     if (!n || n->is_dir)
         return -ENOENT;
+    if (n->failed)
+        return -EIO;
+    /* An entry not cached: streamed where the library can (a cached one,
+     * read whole for a conversion, is served from memory). */
+    bool is_entry = n->view == MOUNT_VIEW_ENTRY || n->view == MOUNT_VIEW_RAW;
+    int result;
+    if (is_entry && n->hold == MOUNT_HOLD_NONE && !n->whole_only && off >= 0 &&
+        read_streaming(fs, n, buf, size, off, &result))
+        return result;
     int rc = load(fs, n);
     if (rc != 0)
         return rc;
@@ -798,6 +963,7 @@ int mount_serve(cli_session *s, trowel_archive *a, trowel_archive *raw, const mo
         cli_error("out of memory");
     else
         rc = run_loop(&fs);
+    close_readers(&fs);
     release_all(&fs);
     if (fs.root) {
         free_targets(fs.root);

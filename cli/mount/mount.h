@@ -4,12 +4,16 @@
  *
  * The tree (tree.c) is built once from the entry table: the main tree holds
  * what `trowel extract` writes, under the same normalised names; `.trowel/`
- * beside it holds the other views (raw/, convert/, archive.json,
- * manifest.json). Files hold no bytes until read: fs.c decodes an entry
- * whole on its first read (or stat, when its size is known only once
- * decoded) and keeps it in an LRU cache under the memory limit, so a
- * solid or backward-coded stream (the Delphine packer) is decoded once and
- * then served at any offset from memory.
+ * beside it, with --views, holds the other views (raw/, convert/,
+ * archive.json, manifest.json); it is opt-in so that find and grep -r do
+ * not walk every entry three times. Files hold no bytes until read. An
+ * entry the library can read at an offset (trowel_entry_reader: stored
+ * in place, or a VPP's zlib, LZ4 or solid stream) is served read by read
+ * through a reader kept where the last read ended, so it reads under any
+ * memory limit whatever its size. Any other is decoded whole on its first
+ * read (or stat, when its size is known only once decoded) and kept in an
+ * LRU cache under the memory limit, so a backward-coded stream (the
+ * Delphine packer) is decoded once and then served at any offset.
  *
  * With -r, beside every entry that is an archive trowel can open (cli_nested_candidate,
  * as list -r and extract -r decide), a folder ENTRY.d/ holds its tree, as
@@ -70,6 +74,10 @@ struct mount_node {
     uint64_t size;        /* bytes, once size_known */
     bool size_known;
     bool failed;          /* reading failed once: EIO from then on */
+    /* Streaming (fs.c): an entry read by offset is served through readers
+     * the file system keeps, not cached; whole_only once the library said
+     * it can only be read whole. */
+    bool whole_only;
     /* The cache (fs.c): bytes while cached, in LRU order. */
     const uint8_t *data;
     size_t len;
@@ -115,6 +123,7 @@ typedef struct mount_config {
     bool foreground;        /* -f: stay in the foreground, messages on stderr */
     bool debug;             /* libfuse's own trace (hidden --debug) */
     bool recursive;         /* -r: nested archives as ENTRY.d/ folders */
+    bool views;             /* --views: the .trowel/ folder */
     uint64_t cache_limit;   /* decoded bytes kept at most */
 } mount_config;
 

@@ -502,6 +502,35 @@ void trowel_archive_free_data(trowel_archive *a, uint8_t *data);
 trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const trowel_format *fmt,
                                         trowel_archive **nested);
 
+/* Reads one entry's decoded bytes at any offset without holding them all,
+ * for a caller that serves reads as they come (trowel mount): a stored
+ * entry is read in place from the archive's input, one in a seekable
+ * stream (a VPP's zlib or LZ4 entry, or its place in a solid stream)
+ * through a decoder kept where the last read ended: reading on goes on
+ * decoding, reading backwards starts it again from the stream's start.
+ * It holds one decoder and one read's bytes, whatever the entry's size.
+ * Checks: the entry's size, and the stream's own end checks (Adler-32,
+ * no data after it) once a read reaches the entry's end; a checksum the
+ * format keeps over the whole entry is not checked (verify does).
+ * Entries it cannot read this way (one only a whole decode gives: the
+ * Delphine packer, LZSS, a converted text VCD; a damaged archive's):
+ * TROWEL_ERR_UNSUPPORTED, with nothing set on the context, so the caller
+ * reads them whole (trowel_archive_read_entry_data). The reader uses a and
+ * its context: close it before a; like a, one thread at a time. */
+typedef struct trowel_entry_reader trowel_entry_reader;
+trowel_status trowel_entry_reader_open(trowel_archive *a, size_t index,
+                                       trowel_entry_reader **out);
+/* Copies up to len bytes from offset of the entry into buf; *got is how
+ * many (fewer only at the entry's end, 0 at or past it). On failure (the
+ * data is cut or corrupt there) the context's last error names the entry
+ * and *got is 0; later reads may be tried again. */
+trowel_status trowel_entry_reader_read(trowel_entry_reader *r, uint64_t offset, void *buf,
+                                       size_t len, size_t *got);
+/* The entry's decoded size. */
+uint64_t trowel_entry_reader_size(const trowel_entry_reader *r);
+/* Frees the reader (NULL: nothing). */
+void trowel_entry_reader_close(trowel_entry_reader *r);
+
 /* One problem found by verify. */
 typedef void (*trowel_verify_fn)(void *user, const trowel_error *problem);
 /* Checks every checksum, size and offset the format has. Each problem goes

@@ -401,7 +401,28 @@ uint64_t trowel_codec_stream_tell(const trowel_codec_stream *s) { return s->c.to
 uint64_t trowel_codec_stream_consumed(const trowel_codec_stream *s) { return s->c.total_in; }
 unsigned trowel_codec_stream_restarts(const trowel_codec_stream *s) { return s->restarts; }
 
+/* Gives back the part of the borrowed input span the coder has not read
+ * (the reader steps back over it), so that the cursor holds no pointer into
+ * the input between calls: whoever reads the same input meanwhile (trowel
+ * mount reads several entries of one file in turn) may refill the input's
+ * window under it. */
+static void give_back_input(decode_job *j)
+{
+    j->r->pos -= j->io.in_len - j->io.in_pos;
+    j->io.in = NULL;
+    j->io.in_len = j->io.in_pos = 0;
+}
+
+static trowel_status stream_read(trowel_codec_stream *s, uint64_t n, trowel_sink *out);
+
 trowel_status trowel_codec_stream_read(trowel_codec_stream *s, uint64_t n, trowel_sink *out)
+{
+    trowel_status st = stream_read(s, n, out);
+    give_back_input(&s->job);
+    return st;
+}
+
+static trowel_status stream_read(trowel_codec_stream *s, uint64_t n, trowel_sink *out)
 {
     while (n > 0) {
         if (s->c.ended)
@@ -453,6 +474,7 @@ trowel_status trowel_codec_stream_finish(trowel_codec_stream *s)
                          s->codec->name, (unsigned long long)s->c.total_out);
     if (st == TROWEL_OK)
         st = no_trailing_input(&s->job);
+    give_back_input(&s->job);
     return st;
 }
 

@@ -10,6 +10,7 @@
 #include "reader.h"
 
 struct json_object;
+struct trowel_codec_stream;
 
 /* Bids: how sure a format is that the input is its own. 0 means "not mine".
  * A magic number alone is worth TROWEL_BID_MAGIC; structure that checks out
@@ -88,6 +89,15 @@ struct trowel_format {
      * its volumes, a SCUMM game into its other file) or that convert stored
      * bytes on the way (scenes.image's text VCDs). */
     bool stored_entries_in_input;
+    /* Optional: for trowel_entry_reader_open, a decoding cursor over the
+     * stream that holds entry index (trowel_codec_stream_open), in which
+     * the entry's first decoded byte is at *start; *whole when the stream
+     * is the entry's alone (its end is checked once the entry is read to
+     * its end). *cursor NULL (and TROWEL_OK): the entry has no such
+     * stream (stored, another codec, damaged), so it is read whole. */
+    trowel_status (*entry_cursor)(trowel_archive *a, size_t index,
+                                  struct trowel_codec_stream **cursor, uint64_t *start,
+                                  bool *whole);
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };

@@ -2,8 +2,9 @@
 # trowel mount / umount: every archive as a read-only folder (FUSE). Each
 # mounted tree is compared, file by file with cmp, against what
 # `trowel extract` writes from the same archive; random slices are read
-# with dd; find, ls -lR and grep -r walk it; the .trowel/ views match
-# `extract --raw`, `convert --to json` and `extract --manifest`; damaged
+# with dd; find, ls -lR and grep -r walk it; without --views there is no
+# .trowel/ (grep -r finds what it finds in the extracted tree), with it the
+# views match `extract --raw`, `convert --to json` and `extract --manifest`; damaged
 # archives give EIO for the broken entries only and still unmount cleanly.
 # Where /dev/fuse cannot be opened (a container without it) everything is
 # SKIPPED, never passed. No mount is ever left behind (trap: fusermount3 -u).
@@ -63,7 +64,7 @@ if [ -f "$EZ2" ]; then
     "$TROWEL" convert "$EZ2" --to json -o ez2.json
     mkdir -p m-ez2
     MOUNTED="$MOUNTED $PWD/m-ez2"
-    run "$TROWEL" mount "$EZ2" m-ez2
+    run "$TROWEL" mount --views "$EZ2" m-ez2
     assert_rc "ez2: mount (detached) exits 0" 0
     if mountpoint -q m-ez2; then pass; else fail "ez2: mounted after trowel returned"; fi
     same_tree ez2 m-ez2 x-ez2
@@ -118,6 +119,7 @@ if [ -f "$TSP" ]; then
     same_tree tsp m-tsp x-tsp
     random_reads tsp m-tsp x-tsp 60
     walk tsp m-tsp x-tsp "narrator"
+    assert_eq "tsp: without --views, no .trowel/" "" "$(ls -A m-tsp | grep -x .trowel)"
     kill -INT "$FG_PID"
     wait "$FG_PID"
     assert_eq "tsp: Ctrl-C ends trowel mount -f with status 0" 0 $?
@@ -136,7 +138,7 @@ printf 'AAAAAAAAAAA' >src/A11.BIN
 : >src/EMPTY
 "$TROWEL" create -t cine-part -o TEST.PRT -C src ARCH.TXT BIN.DAT NOISE.BIN A11.BIN EMPTY
 "$TROWEL" extract -q -C x-part TEST.PRT
-mount_fg "part file" TEST.PRT m-part
+mount_fg "part file" TEST.PRT m-part --views
 same_tree part m-part x-part
 random_reads part m-part x-part 80
 walk part m-part x-part "bounded reader"

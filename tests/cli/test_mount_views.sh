@@ -29,7 +29,7 @@ assert_eq "create the outer vpp" 0 $?
 "$TROWEL" extract -q -C x-inner inner.str2_pc
 "$TROWEL" extract -q -C x-scenes scenes.image
 
-mount_fg views outer.vpp_pc m -r
+mount_fg views outer.vpp_pc m -r --views
 assert_eq ".trowel holds the views" "archive.json convert manifest.json raw" \
     "$(cd m/.trowel && echo *)"
 assert_eq "raw/ holds a folder for each nested archive" "inner.str2_pc.d scenes.image.d" \
@@ -62,7 +62,7 @@ assert_eq "nothing on stderr" "" "$(cat m.err)"
 unmount_fg views m
 
 # Without -r: no nested folders anywhere, and no raw/ (VPP has no raw option).
-mount_fg flat outer.vpp_pc flat
+mount_fg flat outer.vpp_pc flat --views
 assert_eq "flat: .trowel has no raw/" "archive.json convert manifest.json" \
     "$(cd flat/.trowel && echo *)"
 assert_eq "flat: convert/ has the archives' own JSON only" "inner.str2_pc.json scenes.image.json" \

@@ -696,13 +696,15 @@ trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_re
     return trowel_reader_sub(&whole, start < size ? start : size, len, stream);
 }
 
-trowel_status vpp_open_solid(trowel_archive *a, vpp_state *st)
+/* The solid stream from its start, as a cursor of the caller's (*out):
+ * the archive's own (st->solid) or an entry reader's. */
+trowel_status vpp_open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out)
 {
     trowel_reader stream;
     trowel_status s = vpp_solid_window(a, st, &stream);
     if (s != TROWEL_OK)
         return s;
-    return trowel_codec_stream_open(a->ctx, vpp_solid_codec(st), NULL, &stream, &st->solid);
+    return trowel_codec_stream_open(a->ctx, vpp_solid_codec(st), NULL, &stream, out);
 }
 
 /* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
@@ -756,7 +758,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     trowel_reader_init(&whole, a->ctx, a->in);
     trowel_status s;
     if (v->method == M_SOLID) {
-        if (!st->solid && (s = vpp_open_solid(a, st)) != TROWEL_OK)
+        if (!st->solid && (s = vpp_open_solid(a, st, &st->solid)) != TROWEL_OK)
             return s;
         if ((s = trowel_codec_stream_seek(st->solid, v->pos)) != TROWEL_OK)
             return s;
@@ -778,6 +780,34 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     }
 }
 
+/* trowel_entry_reader's cursor: the entry's own zlib or LZ4 stream, or a
+ * solid stream of the reader's own (so that readers of several entries,
+ * and read_entry, do not move one another's). PS3 chunks, stored and cut
+ * entries have none. */
+static trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
+                                      trowel_codec_stream **cursor, uint64_t *start, bool *whole)
+{
+    const vpp_state *st = a->priv;
+    const vpp_entry *v = &st->ent[index];
+    *cursor = NULL;
+    *start = 0;
+    *whole = false;
+    if (v->cut || v->method == M_STORED)
+        return TROWEL_OK;
+    if (v->method == M_SOLID) {
+        *start = v->pos;
+        return vpp_open_solid(a, st, cursor);
+    }
+    trowel_reader all, span;
+    trowel_reader_init(&all, a->ctx, a->in);
+    trowel_status s = trowel_reader_sub(&all, v->pos, v->packed, &span);
+    if (s != TROWEL_OK || (v->method == M_CONSOLE && !looks_like_zlib(&span)))
+        return s;
+    *whole = true;
+    const trowel_stream_codec *codec =
+        v->method == M_LZ4 ? &trowel_lz4_stream : &trowel_zlib_stream;
+    return trowel_codec_stream_open(a->ctx, codec, NULL, &span, cursor);
+}
 /* ------------------------------------------------------------- manifest */
 
 static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
@@ -1319,6 +1349,7 @@ const trowel_format trowel_format_vpp = {
     .bid = vpp_bid,
     .open = vpp_open,
     .read_entry = vpp_read_entry,
+    .entry_cursor = vpp_entry_cursor,
     .verify = vpp_verify,
     .verify_entry = vpp_verify_entry,
     .manifest = vpp_manifest,

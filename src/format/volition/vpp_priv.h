@@ -67,7 +67,7 @@ uint64_t vpp_file_size_offset(const vpp_header *h);
  * size (when it is smaller than the rest of the file and not 0xFFFFFFFF). */
 trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_reader *stream);
 /* Opens st->solid, the read cursor over the solid stream. */
-trowel_status vpp_open_solid(trowel_archive *a, vpp_state *st);
+trowel_status vpp_open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out);
 /* The codec of the solid stream (zlib; v17 LZ4). */
 const trowel_stream_codec *vpp_solid_codec(const vpp_state *st);
 

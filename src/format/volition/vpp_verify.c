@@ -376,7 +376,7 @@ trowel_status vpp_verify(trowel_archive *a)
         }
         /* Every entry has been read: the stream must hold nothing more. */
         const vpp_entry *last = &st->ent[a->entry_count - 1];
-        s = st->solid ? TROWEL_OK : vpp_open_solid(a, st);
+        s = st->solid ? TROWEL_OK : vpp_open_solid(a, st, &st->solid);
         if (s == TROWEL_OK)
             s = trowel_codec_stream_seek(st->solid, last->pos + a->entries[a->entry_count - 1].size);
         if (s == TROWEL_OK)
