@@ -27,6 +27,8 @@ typedef struct extract_job {
     trowel_sink *to_stdout; /* --stdout: every entry goes here */
     size_t existing;        /* entries not written because their file exists */
     bool recursive;         /* --recursive: nested archives' entries too */
+    trowel_error failed;    /* the last entry failure printed */
+    size_t same_failures;   /* entries since that failed the same way, unprinted */
 } extract_job;
 
 /* ------------------------------------------------------------- checking */
@@ -71,6 +73,36 @@ static void print_written(const extract_job *j, const char *name)
     putchar('\n');
 }
 
+/* An entry that fails for the same reason as the one before (a missing
+ * page file behind thousands of pictures) is counted, not printed again;
+ * -v prints every one. */
+static int report_entry_failure(extract_job *j, const char *name)
+{
+    const trowel_error *e = trowel_ctx_last_error(j->s->ctx);
+    if (!j->s->verbose && j->failed.status != TROWEL_OK && e->status == j->failed.status &&
+        strcmp(e->message, j->failed.message) == 0) {
+        j->same_failures++;
+        return cli_status_exit(e->status);
+    }
+    j->failed = *e;
+    return cli_report(j->s, j->path, name);
+}
+
+/* The count of failures not printed, in one line. */
+static void report_same_failures(extract_job *j)
+{
+    if (j->same_failures == 0)
+        return;
+    cli_progress_clear(&j->s->progress);
+    trowel_error e = j->failed;
+    e.entry[0] = 0;
+    e.offset = TROWEL_NO_OFFSET;
+    snprintf(e.message, sizeof e.message, "%zu more entries failed the same way (-v shows them)",
+             j->same_failures);
+    cli_print_error(j->path, &e);
+    j->same_failures = 0;
+}
+
 /* A file that exists already is counted for the summary (or skipped). */
 static int count_existing(extract_job *j, const char *name)
 {
@@ -106,7 +138,7 @@ static int extract_entry(extract_job *j, trowel_archive *a, size_t index, const 
         return count_existing(j, name);
     cli_progress_start(&j->s->progress, name);
     if (trowel_archive_read_entry(a, index, sink) != TROWEL_OK) {
-        int rc = cli_report(j->s, j->path, name);
+        int rc = report_entry_failure(j, name);
         trowel_sink_discard(sink);
         return rc;
     }
@@ -270,6 +302,7 @@ static int extract_archive(batch *b, extract_job *j)
     j->dir = b->dir;
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
+    report_same_failures(j);
     /* A damaged file gives what can be read, and still fails. */
     if (rc == CLI_EXIT_OK && trowel_archive_damaged(j->a))
         rc = CLI_EXIT_FAILURE;
