@@ -1092,8 +1092,11 @@ const trowel_format trowel_format_tres_wtd = {
     .extensions = ".wtd",
     .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
     .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
-                      "scale=M: metres per height unit (default 1)\n"
-                      "spacing=M: metres between samples (default 1)",
+                      "scale=M: metres per height unit (default 1, or a PNG's "
+                      "trowel:coef-to-world)\n"
+                      "spacing=M: metres between samples (default 1)\n"
+                      "a PNG's trowel:height-offset/-scale, trowel:tres-wtd-extent and "
+                      "-mapping text chunks (trowel's own pictures) are read back",
     .convert_targets = "png obj glb",
     .options = wtd_options,
     .bid = wtd_bid,

@@ -142,6 +142,8 @@ trowel_status trowel_wtd_write_shaded(trowel_ctx *ctx, const int32_t *c, uint32_
             double lit = (-gx * light[0] - gy * light[1] + light[2]) / len;
             double height = span > 0 ? (double)(trowel_wtd_height_at(c, n, x, y) - r.lo) / span : 0.5;
             double v = 255 * (0.75 * (lit > 0 ? lit : 0) + 0.25 * height);
+            if (!isfinite(v))
+                v = 0; /* absurd scales in a hostile header */
             /* North up, as maps are read: row 0 is the northern edge. */
             px[(size_t)(h - 1 - y) * w + x] = (uint8_t)(v > 255 ? 255 : v < 0 ? 0 : v + 0.5);
         }
