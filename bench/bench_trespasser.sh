@@ -10,6 +10,12 @@
 #     convert --to png (16-bit heights).
 #   GROFF extract vs cp: a 268 MB GROFF of 32 sections of 8 MiB (random
 #     bytes, made by create -t groff) extracted, against cp of the file.
+#   WTD terrain meshes (convert --to glb from the quad tree): peak RSS, time
+#     and output size against the tree's vertex count, for a sparse
+#     8192-extent terrain (flat but for two hills and a plateau, like the real
+#     demo level: most of it a few large quads) and a dense 1024-extent one
+#     (the 8192 terrain's corner: every node significant). BENCH_TRES_PART=mesh
+#     runs only this part.
 #   PID to PNG vs Pillow: a texture directory of 64 paletted 512 x 512
 #     textures with mips down to 64 (256 rasters, 22 MB of pixels) packed as
 #     SPZ (made here from the documented layout), extract to 256 PNGs in 64
@@ -43,15 +49,7 @@ trowel=$build/trowel
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-tres.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-
-{
-    take 8000000 $(ls /usr/share/common-licenses/* | sort)
-    take 6000000 /usr/lib/x86_64-linux-gnu/libc.so.6
-    head -c 2000000 /dev/zero
-} > pages.swp
-cp pages.swp pages.bin
-"$trowel" create -t spz -o pages.spz pages.swp
-"$trowel" create -t szdd -o pages.bi_ pages.bin
+part=${BENCH_TRES_PART:-all}
 
 # measure NAME RUNS CMD...: median seconds and median peak RSS (MiB).
 measure() {
@@ -72,6 +70,16 @@ measure() {
     printf '%-34s %8s s %9s MiB  (%d runs)\n' "$name" "$mt" "$mr" "$n"
     MEDIAN=$mt
 }
+
+if [[ $part == all ]]; then
+{
+    take 8000000 $(ls /usr/share/common-licenses/* | sort)
+    take 6000000 /usr/lib/x86_64-linux-gnu/libc.so.6
+    head -c 2000000 /dev/zero
+} > pages.swp
+cp pages.swp pages.bin
+"$trowel" create -t spz -o pages.spz pages.swp
+"$trowel" create -t szdd -o pages.bi_ pages.bin
 
 echo "pages: $(stat -c %s pages.swp) bytes; spz $(stat -c %s pages.spz), szdd $(stat -c %s pages.bi_)"
 measure "SPZ decode (extract --stdout)" "$runs" "$trowel" extract --stdout pages.spz
@@ -161,3 +169,52 @@ echo "terrain: $(stat -c %s terrain.raw) samples -> $(stat -c %s terrain.wtd) by
 measure "WTD decode 8192x8192 (to png)" "$terrain_runs" \
     "$trowel" convert terrain.wtd --to png -o terrain.png --force
 measure "WTD verify 8192x8192" "$terrain_runs" "$trowel" verify terrain.wtd
+fi
+
+# ---- WTD terrain meshes from the quad tree: memory and output against the
+# tree's vertices (sparse 8192 extent; dense 1024 extent)
+python3 - <<'PYEOF'
+import math
+n = 8192
+flat = bytes([100]) * n
+# Two small hills and a plateau with sharp edges (the real demo level has
+# one at exactly 65,536 units), the rest flat: most of the extent is a few
+# large quads, as in real levels.
+hills = [(1500, 2200, 40, 90), (5200, 3100, 30, 120)]
+with open('sparse.raw', 'wb') as f:
+    for y in range(n):
+        row = None
+        for cx, cy, r, h in hills:
+            if abs(y - cy) < 3 * r:
+                row = row or bytearray(flat)
+                for x in range(max(0, cx - 3 * r), min(n, cx + 3 * r)):
+                    row[x] = min(255, row[x] + int(h * math.exp(-((x - cx) ** 2 + (y - cy) ** 2) / (r * r))))
+        if 6000 <= y < 6200:
+            row = row or bytearray(flat)
+            row[3000:3200] = bytes([220]) * 200
+        f.write(bytes(row) if row is not None else flat)
+PYEOF
+"$trowel" create -q -t tres-wtd -O width=8192 -O height=8192 -o sparse.wtd --force sparse.raw
+python3 - <<'PYEOF'
+import math
+n = 1024
+base = bytes(int(100 + 60 * math.sin(x * 0.0123) + 30 * math.sin(x * 0.071) * math.cos(x * 0.0021))
+             for x in range(8192))[:n]
+with open('dense.raw', 'wb') as f:
+    for y in range(n):
+        k = (3 * y) % n
+        f.write(bytes((v + int(20 * math.sin(y * 0.004))) % 256 for v in base[k:] + base[:k]))
+PYEOF
+"$trowel" create -q -t tres-wtd -O width=1024 -O height=1024 -o dense.wtd --force dense.raw
+for t in sparse dense; do
+    info=$("$trowel" info --json "$t.wtd")
+    vertices=$(printf '%s' "$info" | python3 -c 'import json, sys; print(json.load(sys.stdin)["vertex_count"])')
+    extent=$(printf '%s' "$info" | python3 -c 'import json, sys; print(json.load(sys.stdin)["extent"])')
+    echo "$t: extent $extent, $(stat -c %s "$t.wtd") bytes, $vertices vertices in the tree"
+    measure "  $t: tree mesh to glb" "$terrain_runs" "$trowel" convert "$t.wtd" --to glb -o "$t.glb" --force
+    echo "    glb $(stat -c %s "$t.glb") bytes ($(awk -v b="$(stat -c %s "$t.glb")" -v v="$vertices" 'BEGIN { printf "%.1f", b / v }') bytes a vertex)"
+    measure "  $t: tree mesh to obj" "$terrain_runs" "$trowel" convert "$t.wtd" --to obj -o "$t.obj" --force
+    echo "    obj $(stat -c %s "$t.obj") bytes"
+done
+measure "  sparse: grid=1024 to glb" "$terrain_runs" "$trowel" convert sparse.wtd --to glb -O grid=1024 -o grid.glb --force
+echo "    glb $(stat -c %s grid.glb) bytes (1025 x 1025 vertices, from the dense decode)"

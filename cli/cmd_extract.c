@@ -31,6 +31,8 @@ typedef struct extract_job {
     bool dry_run;           /* --dry-run: list what would be written, write nothing */
     cli_patterns *exclude;  /* --exclude: entries left out (shared by the batch) */
     struct clashes *clashes; /* several archives: names two of them hold, or NULL */
+    trowel_error failed;    /* the last entry failure printed */
+    size_t same_failures;   /* entries since that failed the same way, unprinted */
 } extract_job;
 
 /* Several archives into one DIR: the files each wrote, and the names a
@@ -89,6 +91,36 @@ static void print_written(const extract_job *j, const char *name)
     }
     cli_put_safe(stdout, rel);
     putchar('\n');
+}
+
+/* An entry that fails for the same reason as the one before (a missing
+ * page file behind thousands of pictures) is counted, not printed again;
+ * -v prints every one. */
+static int report_entry_failure(extract_job *j, const char *name)
+{
+    const trowel_error *e = trowel_ctx_last_error(j->s->ctx);
+    if (!j->s->verbose && j->failed.status != TROWEL_OK && e->status == j->failed.status &&
+        strcmp(e->message, j->failed.message) == 0) {
+        j->same_failures++;
+        return cli_status_exit(e->status);
+    }
+    j->failed = *e;
+    return cli_report(j->s, j->path, name);
+}
+
+/* The count of failures not printed, in one line. */
+static void report_same_failures(extract_job *j)
+{
+    if (j->same_failures == 0)
+        return;
+    cli_progress_clear(&j->s->progress);
+    trowel_error e = j->failed;
+    e.entry[0] = 0;
+    e.offset = TROWEL_NO_OFFSET;
+    snprintf(e.message, sizeof e.message, "%zu more entries failed the same way (-v shows them)",
+             j->same_failures);
+    cli_print_error(j->path, &e);
+    j->same_failures = 0;
 }
 
 /* A file that exists already is counted for the summary (or skipped). */
@@ -239,7 +271,7 @@ static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, con
     }
     cli_progress_start(&j->s->progress, name);
     if (trowel_archive_read_entry(a, index, sink) != TROWEL_OK) {
-        int rc = cli_report(j->s, j->path, name);
+        int rc = report_entry_failure(j, name);
         trowel_sink_discard(sink);
         return rc;
     }
@@ -440,6 +472,7 @@ static int extract_archive(batch *b, extract_job *j)
         trowel_outdir_begin_archive(j->dir); /* a name clash with the last one is not "in the archive" */
     if (rc == CLI_EXIT_OK)
         rc = extract_all(j);
+    report_same_failures(j);
     /* A damaged file gives what can be read, and still fails. */
     if (rc == CLI_EXIT_OK && trowel_archive_damaged(j->a))
         rc = CLI_EXIT_FAILURE;

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the WTD terrain reader: header, info JSON, verify
  * (which decodes the whole tree and inverts the transform) and convert to
- * PNG. The memory limit is small so large declared extents are refused
+ * the 16-bit PNG, the shaded preview, JSON (the height range) and GLB (the
+ * sparse synthesis and the quad-tree mesh of wtd_mesh.c). The memory limit is small so large declared extents are refused
  * quickly instead of decoded (4 MiB: extents up to 512 decode).
  */
 #include "trowel/trowel.h"
@@ -27,7 +28,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         trowel_archive_verify(a, NULL, NULL);
         trowel_sink *s;
         if (trowel_sink_open_null(ctx, &s) == TROWEL_OK) {
+            static const char *const shade[] = {"shade=1"};
             trowel_convert(ctx, a, "png", NULL, 0, s);
+            trowel_convert(ctx, a, "png", shade, 1, s);
+            trowel_convert(ctx, a, "json", NULL, 0, s);
+            trowel_convert(ctx, a, "glb", NULL, 0, s);
             trowel_sink_discard(s);
         }
     }

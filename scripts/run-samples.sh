@@ -10,7 +10,8 @@
 #                 sample, script, savegame) -> PNG/WAV/JSON; packed into part
 #                 files and a VOL.CNF that scummvm-tools' extract_cine reads
 #                 back when installed
-#   Trespasser    a generated height map -> WTD terrain -> PNG/OBJ/GLB, and
+#   Trespasser    a generated height map -> WTD terrain -> PNG/OBJ/GLB (the
+#                 quad tree's mesh too) and a shaded preview, and
 #                 back to the same WTD bits; an SPZ page file round trip
 #                 a GROFF scene made, listed, rebuilt from extract --manifest;
 #                 a GRF world (tests/tools/make_grf.py) to JSON, OBJ, GLB
@@ -260,6 +261,8 @@ show "$trowel" convert tres/hills.wtd --to png -O width=100 -O height=60 -o tres
 show "$trowel" convert tres/hills.wtd --to png -o tres/out/hills-extent.png
 show "$trowel" convert tres/hills.wtd --to obj -O width=100 -O height=60 -o tres/out/hills.obj
 show "$trowel" convert tres/hills.wtd --to glb -O width=100 -O height=60 -o tres/out/hills.glb
+show "$trowel" convert tres/hills.wtd --to glb -o tres/out/hills-tree.glb
+show "$trowel" convert tres/hills.wtd --to png -O shade=1 -o tres/out/hills-shaded.png
 # The decoded extent encodes back to the very same file (the transform is
 # lossless on integers, and the edge repeats the same way).
 show "$trowel" create -t tres-wtd -O scale=0.25 -o tres/again.wtd tres/out/hills-extent.png
@@ -269,7 +272,7 @@ show "$trowel" create -t spz -o tres/pages-130.spz tres/pages-130.swp
 show "$trowel" info tres/pages-130.spz
 show "$trowel" extract -C tres/out tres/pages-130.spz
 cmp tres/out/pages-130.swp tres/pages-130.swp
-made tres/hills.wtd tres/out/hills.png tres/out/hills.obj tres/out/hills.glb tres/pages-130.spz
+made tres/hills.wtd tres/out/hills.png tres/out/hills.obj tres/out/hills.glb tres/out/hills-tree.glb tres/out/hills-shaded.png tres/pages-130.spz
 if command -v python3 >/dev/null; then
   # A PID texture directory from the documented layout, its pages packed as SPZ
   # beside it: one PNG per raster, the mip chain in one folder, the bump map

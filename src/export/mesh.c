@@ -23,6 +23,14 @@
 #define GL_ELEMENT_ARRAY_BUFFER 34963
 #define GLTF_TRIANGLES 4
 
+void trowel_mesh_from_z_up(const float in[3], float out[3])
+{
+    float x = in[0], y = in[1], z = in[2];
+    out[0] = x;
+    out[1] = z;
+    out[2] = 0.0f - y; /* no negative zero */
+}
+
 void trowel_mesh_init(trowel_mesh *m, trowel_ctx *ctx, unsigned flags)
 {
     memset(m, 0, sizeof *m);

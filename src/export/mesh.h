@@ -55,6 +55,13 @@ typedef struct trowel_mesh {
 /* The most vertices or triangles one mesh may hold (indices are u32). */
 #define TROWEL_MESH_MAX_ITEMS 0x40000000u
 
+/* trowel's one coordinate convention for every mesh it writes (GRF worlds
+ * and objects, WTD terrain): glTF 2.0's Y-up, right-handed, metres. Games
+ * that are Z-up (Trespasser: X east, Y north, Z up, metres) turn their
+ * points with this proper rotation, (x, y, z) -> (x, z, -y): up becomes +Y,
+ * north becomes -Z, handedness and triangle winding are kept. */
+void trowel_mesh_from_z_up(const float in[3], float out[3]);
+
 void trowel_mesh_init(trowel_mesh *m, trowel_ctx *ctx, unsigned flags);
 void trowel_mesh_free(trowel_mesh *m);
 

@@ -112,6 +112,9 @@ typedef struct png_request {
     const uint8_t *pixels;
     const trowel_palette *pal; /* NULL: RGBA (or gray16) */
     bool gray16;               /* 16-bit grayscale, two bytes a pixel, MSB first */
+    bool gray8;                /* 8-bit grayscale, a byte a pixel */
+    const trowel_png_text *text; /* tEXt chunks written before the pixels */
+    size_t text_count;
 } png_request;
 
 /* Palette and transparency chunks; tRNS is cut after the last colour that
@@ -137,15 +140,30 @@ static void set_palette(png_structp png, png_infop info, const trowel_palette *p
 /* Everything libpng may longjmp out of. */
 static void write_body(png_structp png, png_infop info, const png_request *rq)
 {
-    int color_type = rq->pal ? PNG_COLOR_TYPE_PALETTE
-                     : rq->gray16 ? PNG_COLOR_TYPE_GRAY
-                                  : PNG_COLOR_TYPE_RGBA;
+    int color_type = rq->pal                   ? PNG_COLOR_TYPE_PALETTE
+                     : rq->gray16 || rq->gray8 ? PNG_COLOR_TYPE_GRAY
+                                               : PNG_COLOR_TYPE_RGBA;
     png_set_IHDR(png, info, rq->w, rq->h, rq->gray16 ? 16 : 8, color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (rq->pal)
         set_palette(png, info, rq->pal);
+    if (rq->text_count) {
+        png_text chunks[TROWEL_PNG_MAX_TEXT];
+        memset(chunks, 0, sizeof chunks);
+        for (size_t i = 0; i < rq->text_count; i++) {
+            chunks[i].compression = PNG_TEXT_COMPRESSION_NONE;
+            /* libpng copies the text; its struct just is not const. */
+            union {
+                const char *in;
+                png_charp out;
+            } key = {rq->text[i].key}, text = {rq->text[i].value};
+            chunks[i].key = key.out;
+            chunks[i].text = text.out;
+        }
+        png_set_text(png, info, chunks, (int)rq->text_count);
+    }
     png_write_info(png, info);
-    size_t row = (size_t)rq->w * (rq->pal ? 1 : rq->gray16 ? 2 : 4);
+    size_t row = (size_t)rq->w * (rq->pal || rq->gray8 ? 1 : rq->gray16 ? 2 : 4);
     for (uint32_t y = 0; y < rq->h; y++)
         png_write_row(png, rq->pixels + (size_t)y * row);
     png_write_end(png, info);
@@ -165,6 +183,9 @@ static trowel_status write_png(trowel_ctx *ctx, trowel_sink *out, const png_requ
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "a %lux%lu image cannot be written as PNG (sides 1 to %u)",
                            (unsigned long)rq->w, (unsigned long)rq->h, TROWEL_PNG_MAX_SIDE);
+    if (rq->text_count > TROWEL_PNG_MAX_TEXT)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%zu PNG text chunks",
+                           rq->text_count);
     if (rq->pal && (rq->pal->count == 0 || rq->pal->count > 256))
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "palette of %u colours",
                            rq->pal->count);
@@ -186,7 +207,7 @@ static trowel_status write_png(trowel_ctx *ctx, trowel_sink *out, const png_requ
 trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                        const uint8_t *pixels, const trowel_palette *pal)
 {
-    png_request rq = {w, h, pixels, pal, false};
+    png_request rq = {w, h, pixels, pal, false, false, NULL, 0};
     /* An index past the palette would make libpng write an invalid file.
      * The largest index first (a loop the compiler vectorises), the pixel
      * that has it only when it is too large; 256 colours take any byte. */
@@ -204,14 +225,25 @@ trowel_status trowel_png_write_indexed(trowel_ctx *ctx, trowel_sink *out, uint32
 trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                     const uint8_t *pixels)
 {
-    png_request rq = {w, h, pixels, NULL, false};
+    png_request rq = {w, h, pixels, NULL, false, false, NULL, 0};
     return write_png(ctx, out, &rq);
 }
 
 trowel_status trowel_png_write_gray16(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                       const uint8_t *samples)
 {
-    png_request rq = {w, h, samples, NULL, true};
+    png_request rq = {w, h, samples, NULL, true, false, NULL, 0};
+    return write_png(ctx, out, &rq);
+}
+
+trowel_status trowel_png_write_gray(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                    unsigned depth, const uint8_t *samples,
+                                    const trowel_png_text *text, size_t text_count)
+{
+    if (depth != 8 && depth != 16)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "grayscale PNGs are written with 8 or 16 bits, not %u", depth);
+    png_request rq = {w, h, samples, NULL, depth == 16, depth == 8, text, text_count};
     return write_png(ctx, out, &rq);
 }
 
@@ -238,7 +270,20 @@ typedef struct gray_read {
     unsigned depth;
     uint16_t *samples; /* trowel_mem_alloc'ed; freed by the caller of the guard */
     uint8_t *row;
+    trowel_png_text_slot *want; /* text chunks asked for */
+    size_t want_count;
 } gray_read;
+
+/* Copies the text of the text chunks asked for that are present. */
+static void read_gray_text(png_structp png, png_infop info, gray_read *g)
+{
+    png_textp text = NULL;
+    int n = png_get_text(png, info, &text, NULL);
+    for (size_t k = 0; k < g->want_count; k++)
+        for (int i = 0; i < n; i++)
+            if (text[i].key && strcmp(text[i].key, g->want[k].key) == 0 && text[i].text)
+                snprintf(g->want[k].value, sizeof g->want[k].value, "%s", text[i].text);
+}
 
 /* Everything libpng may longjmp out of: the header, then row by row. */
 static void read_gray_body(png_structp png, png_infop info, gray_read *g)
@@ -256,6 +301,7 @@ static void read_gray_body(png_structp png, png_infop info, gray_read *g)
     g->w = png_get_image_width(png, info);
     g->h = png_get_image_height(png, info);
     g->depth = depth;
+    read_gray_text(png, info, g);
     uint64_t count;
     if (g->w == 0 || g->h == 0 || g->w > TROWEL_PNG_MAX_SIDE || g->h > TROWEL_PNG_MAX_SIDE ||
         trowel_mul_overflows(g->w, g->h, &count)) {
@@ -288,10 +334,23 @@ static void read_gray_guarded(png_structp png, png_infop info, gray_read *g)
 trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                    uint32_t *w, uint32_t *h, unsigned *depth, uint16_t **samples)
 {
+    return trowel_png_read_gray_text(ctx, data, size, w, h, depth, samples, NULL, 0);
+}
+
+trowel_status trowel_png_read_gray_text(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                        uint32_t *w, uint32_t *h, unsigned *depth,
+                                        uint16_t **samples, trowel_png_text_slot *want,
+                                        size_t want_count)
+{
     *samples = NULL;
+    for (size_t k = 0; k < want_count; k++)
+        want[k].value[0] = 0;
     if (size < 8 || png_sig_cmp(data, 0, 8) != 0)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0, "not a PNG file");
-    gray_read g = {.ctx = ctx, .job = {.ctx = ctx, .status = TROWEL_OK}};
+    gray_read g = {.ctx = ctx,
+                   .job = {.ctx = ctx, .status = TROWEL_OK},
+                   .want = want,
+                   .want_count = want_count};
     png_source src = {data, size, 0};
     png_structp png = new_reader(&g.job);
     png_infop info = png ? png_create_info_struct(png) : NULL;

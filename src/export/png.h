@@ -32,11 +32,34 @@ trowel_status trowel_png_write_rgba(trowel_ctx *ctx, trowel_sink *out, uint32_t 
  * significant first, as PNG stores them). */
 trowel_status trowel_png_write_gray16(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
                                       const uint8_t *samples);
+/* A tEXt chunk: Latin-1 key (1 to 79 bytes) and text. */
+typedef struct trowel_png_text {
+    const char *key;
+    const char *value;
+} trowel_png_text;
+#define TROWEL_PNG_MAX_TEXT 16
+
+/* Writes a w x h grayscale image of depth 8 (a byte a pixel) or 16 (two
+ * bytes, most significant first), with text_count tEXt chunks. */
+trowel_status trowel_png_write_gray(trowel_ctx *ctx, trowel_sink *out, uint32_t w, uint32_t h,
+                                    unsigned depth, const uint8_t *samples,
+                                    const trowel_png_text *text, size_t text_count);
 /* Reads an 8- or 16-bit grayscale PNG from memory into *samples (w * h
  * values, row after row, trowel_mem_alloc'ed for the caller to free);
  * *depth is 8 or 16. Other colour types are TROWEL_ERR_UNSUPPORTED. */
 trowel_status trowel_png_read_gray(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                    uint32_t *w, uint32_t *h, unsigned *depth, uint16_t **samples);
+/* A text chunk asked for: its text is copied into value (cut if longer;
+ * "" when the PNG has no such chunk). */
+typedef struct trowel_png_text_slot {
+    const char *key;
+    char value[256];
+} trowel_png_text_slot;
+/* trowel_png_read_gray, also reading the text chunks asked for. */
+trowel_status trowel_png_read_gray_text(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                        uint32_t *w, uint32_t *h, unsigned *depth,
+                                        uint16_t **samples, trowel_png_text_slot *want,
+                                        size_t want_count);
 /* Reads an indexed PNG (colour type palette, 1 to 8 bits) from memory:
  * *pixels (trowel_mem_alloc, one index a byte, row after row), its size
  * and its palette. Other PNGs are TROWEL_ERR_USAGE ("not an indexed

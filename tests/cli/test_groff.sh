@@ -99,6 +99,35 @@ run "$TROWEL" convert cutvalues.grf --to placements -o cut-placements.json
 assert_rc "placements without a readable value table" 0
 assert_contains "placements warn about the value table" "$ERR" "no classes: "
 
+# ---- section names past 240 bytes: entry names are cut, which is said
+# once; two names equal in their first 240 bytes are refused (they would
+# extract onto each other)
+mkdir -p long-src && printf 'aaaa' >long-src/a && printf 'bbbb' >long-src/b
+python3 - <<'PYEOF' || exit 1
+import json
+long1, long2 = 'L' * 250 + '-one', 'L' * 250 + '-two'
+def manifest(symbols):
+    names = sorted(set(symbols), key=lambda s: s.encode())
+    return {'trowel_manifest': 1, 'format': 'groff',
+            'entries': [{'name': f, 'symbol': s, 'symbol_handle': 0x400000 + 0x20 * names.index(s),
+                         'section_handle': 0x80000000 + i, 'user_flags': 0}
+                        for i, (f, s) in enumerate(zip(('a', 'b'), symbols))],
+            'symbols': [{'name': n, 'handle': 0x400000 + 0x20 * i, 'refcount': 1}
+                        for i, n in enumerate(names)]}
+json.dump(manifest([long1, 'short']), open('long-one.json', 'w'))
+json.dump(manifest([long1, long2]), open('long-two.json', 'w'))
+PYEOF
+"$TROWEL" create --manifest long-one.json -C long-src -o long-one.grf || exit 1
+"$TROWEL" create --manifest long-two.json -C long-src -o long-two.grf || exit 1
+run "$TROWEL" list long-one.grf
+assert_rc "a 254-byte section name: listed, exit 0" 0
+assert_eq "the long name is cut to 240 bytes" 240 "$(printf '%s\n' "$OUT" | head -1 | tr -d '\n' | wc -c)"
+assert_eq "the cut is said once" 1 "$(printf '%s\n' "$ERR" | grep -c 'cut in entry names')"
+run "$TROWEL" extract long-two.grf -C long-out
+assert_rc "two names equal in their first 240 bytes: refused, exit 1" 1
+assert_contains "the collision is named" "$ERR" "sections 0 and 1 have names that are the same in their first 240 bytes"
+assert_no_file "nothing extracted from the colliding file" long-out
+
 # ---- an SZDD-wrapped GRF (as the game ships them) is read through the szdd
 # input filter, with no extra step: same sections, same placements
 "$TROWEL" create -t szdd -o world.gr_ world.grf

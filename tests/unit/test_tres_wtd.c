@@ -210,13 +210,19 @@ static void test_wtd_paper_2x2_decodes_to_its_heights(void)
     uint32_t w, h;
     uint16_t *px;
     REQUIRE(decode_wtd(p.bytes, packed_size(&p), &w, &h, &px, NULL, 0) == TROWEL_OK);
-    CHECK_EQ_U64(w, 2);
-    CHECK_EQ_U64(h, 2);
+    /* The extent and its maximum border, which the game fills from the
+     * near side: (2, y) and (x, 2) copy the vertices 2 back, (0, 0) here. */
+    CHECK_EQ_U64(w, 3);
+    CHECK_EQ_U64(h, 3);
     /* PNG row y is quad row y. */
     CHECK_EQ_U64(px[0], 10);
     CHECK_EQ_U64(px[1], 14);
-    CHECK_EQ_U64(px[2], 7);
-    CHECK_EQ_U64(px[3], 20);
+    CHECK_EQ_U64(px[3], 7);
+    CHECK_EQ_U64(px[4], 20);
+    static const uint16_t border[5] = {10, 10, 10, 10, 10}; /* (2,0) (2,1) (0,2) (1,2) (2,2) */
+    const size_t at[5] = {2, 5, 6, 7, 8};
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_U64(px[at[i]], border[i]);
     free(px);
 }
 
@@ -242,10 +248,10 @@ static void test_wtd_paper_3x3_decodes_to_its_heights(void)
     uint32_t w, h;
     uint16_t *px;
     REQUIRE(decode_wtd(p.bytes, packed_size(&p), &w, &h, &px, NULL, 0) == TROWEL_OK);
-    REQUIRE(w == 4 && h == 4);
+    REQUIRE(w == 5 && h == 5);
     for (uint32_t y = 0; y < 4; y++)
         for (uint32_t x = 0; x < 4; x++)
-            CHECK_EQ_U64(px[y * 4 + x], paper_3x3[(y < 3 ? y : 2) * 3 + (x < 3 ? x : 2)]);
+            CHECK_EQ_U64(px[y * 5 + x], paper_3x3[(y < 3 ? y : 2) * 3 + (x < 3 ? x : 2)]);
     free(px);
 }
 
@@ -302,14 +308,14 @@ static void round_trip_corpus(const char *name, uint32_t w, uint32_t h, uint32_t
     uint32_t dw, dh;
     uint16_t *px;
     REQUIRE(decode_wtd(wtd.data, wtd.size, &dw, &dh, &px, NULL, 0) == TROWEL_OK);
-    CHECK_EQ_U64(dw, extent);
-    CHECK_EQ_U64(dh, extent);
+    CHECK_EQ_U64(dw, extent + 1); /* the maximum border too */
+    CHECK_EQ_U64(dh, extent + 1);
     size_t wrong = 0;
     for (uint32_t y = 0; y < extent; y++)
         for (uint32_t x = 0; x < extent; x++) {
             /* Beyond the map the edge repeats. */
             uint32_t sx = x < w ? x : w - 1, sy = y < h ? y : h - 1;
-            wrong += px[(size_t)y * extent + x] != raw.data[(size_t)sy * w + sx];
+            wrong += px[(size_t)y * dw + x] != raw.data[(size_t)sy * w + sx];
         }
     CHECK_EQ_U64(wrong, 0);
     free(px);
@@ -356,7 +362,7 @@ static void test_wtd_random_16bit_png_round_trips(void)
     uint32_t dw, dh;
     uint16_t *out;
     REQUIRE(decode_wtd(wtd.data, wtd.size, &dw, &dh, &out, NULL, 0) == TROWEL_OK);
-    CHECK_EQ_U64(dw, 64);
+    CHECK_EQ_U64(dw, 65);
     size_t wrong = 0;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)

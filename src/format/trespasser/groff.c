@@ -280,16 +280,26 @@ static trowel_status find_repeats(trowel_ctx *ctx, const groff_state *st, bool *
     return TROWEL_OK;
 }
 
+#define ENTRY_NAME_MAX 240 /* bytes of a symbol kept in an entry name */
+#define REPEATED_NAME_MAX 200
+
 /* An entry name for section i: its symbol, made unique with "~i" when an
- * earlier section has the same name, "section-i" when it has none. */
-static void entry_name(const groff_section *sec, size_t i, bool repeated, char *out, size_t cap)
+ * earlier section has the same name, "section-i" when it has none. A
+ * symbol longer than ENTRY_NAME_MAX bytes (REPEATED_NAME_MAX with "~i") is
+ * cut; returns true when it was. */
+static bool entry_name(const groff_section *sec, size_t i, bool repeated, char *out, size_t cap)
 {
-    if (!sec->name || !sec->name[0])
+    if (!sec->name || !sec->name[0]) {
         snprintf(out, cap, "section-%zu", i);
-    else if (repeated)
+        return false;
+    }
+    size_t len = strlen(sec->name);
+    if (repeated) {
         snprintf(out, cap, "%.200s~%zu", sec->name, i);
-    else
-        snprintf(out, cap, "%.240s", sec->name);
+        return len > REPEATED_NAME_MAX;
+    }
+    snprintf(out, cap, "%.240s", sec->name);
+    return len > ENTRY_NAME_MAX;
 }
 
 /* SCN saves: the Header section's SSaveHeader as save_header.* keys. */
@@ -374,11 +384,10 @@ static trowel_status add_info(trowel_archive *a, groff_state *st)
     return groff_grf_info(a);
 }
 
-static trowel_status add_entry(trowel_archive *a, const groff_state *st, size_t i, bool repeated)
+static trowel_status add_entry(trowel_archive *a, const groff_state *st, size_t i,
+                              const char *name)
 {
     const groff_section *sec = &st->sections[i];
-    char name[256];
-    entry_name(sec, i, repeated, name, sizeof name);
     trowel_entry e = {.name = name, .size = sec->size, .packed_size = sec->size,
                       .offset = sec->offset, .method = "stored", .flags = sec->user_flags,
                       .index = i};
@@ -398,14 +407,57 @@ static trowel_status add_entry(trowel_archive *a, const groff_state *st, size_t 
     return TROWEL_OK;
 }
 
+typedef char entry_name_buf[256];
+
+/* Names cut to ENTRY_NAME_MAX bytes are said once; two that become equal
+ * after the cut would extract onto each other, so such a file is refused. */
+static trowel_status check_cut_names(trowel_archive *a, const groff_state *st,
+                                     entry_name_buf *names, size_t cut, size_t first_cut)
+{
+    if (cut == 0)
+        return TROWEL_OK;
+    named_index *order = trowel_mem_alloc(a->ctx, (st->section_count + 1u) * sizeof *order);
+    if (!order)
+        return a->ctx->last_error.status;
+    for (uint32_t i = 0; i < st->section_count; i++)
+        order[i] = (named_index){names[i], i};
+    qsort(order, st->section_count, sizeof *order, compare_named);
+    for (size_t k = 1; k < st->section_count; k++)
+        if (strcmp(order[k].name, order[k - 1].name) == 0) {
+            size_t x = order[k - 1].index, y = order[k].index;
+            trowel_mem_free(a->ctx, order);
+            return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, st->sections[y].offset,
+                               "sections %zu and %zu have names that are the same in their "
+                               "first %d bytes: cut to entry names they would collide ('%.60s...')",
+                               x, y, ENTRY_NAME_MAX, names[x]);
+        }
+    trowel_mem_free(a->ctx, order);
+    trowel_warn(a->ctx, TROWEL_NO_OFFSET,
+                "section names longer than %d bytes are cut in entry names (%zu of them, the "
+                "first section %zu); the manifest keeps the whole symbol",
+                ENTRY_NAME_MAX, cut, first_cut);
+    return TROWEL_OK;
+}
+
 static trowel_status add_entries(trowel_archive *a, groff_state *st)
 {
     bool *repeated = trowel_mem_calloc(a->ctx, st->section_count + 1u, sizeof *repeated);
-    if (!repeated)
+    entry_name_buf *names =
+        repeated ? trowel_mem_alloc(a->ctx, (st->section_count + 1u) * sizeof *names) : NULL;
+    if (!names) {
+        trowel_mem_free(a->ctx, repeated);
         return a->ctx->last_error.status;
+    }
     trowel_status s = find_repeats(a->ctx, st, repeated);
+    size_t cut = 0, first_cut = 0;
     for (size_t i = 0; s == TROWEL_OK && i < st->section_count; i++)
-        s = add_entry(a, st, i, repeated[i]);
+        if (entry_name(&st->sections[i], i, repeated[i], names[i], sizeof names[i]) && !cut++)
+            first_cut = i;
+    if (s == TROWEL_OK)
+        s = check_cut_names(a, st, names, cut, first_cut);
+    for (size_t i = 0; s == TROWEL_OK && i < st->section_count; i++)
+        s = add_entry(a, st, i, names[i]);
+    trowel_mem_free(a->ctx, names);
     trowel_mem_free(a->ctx, repeated);
     return s;
 }

@@ -39,7 +39,8 @@
  * layout whose sizes add up to it, the mesh heap first in optimised files.
  *
  * Output coordinates: Trespasser is Z-up; meshes are written Y-up, as glTF
- * defines (x, y, z) -> (x, z, -y), and OBJ readers expect by default.
+ * defines and OBJ readers expect by default, through the one conversion
+ * every trowel mesh uses (trowel_mesh_from_z_up: (x, y, z) -> (x, z, -y)).
  */
 #include "groff.h"
 
@@ -390,9 +391,7 @@ static void place_point(const placement_xf *xf, const float in[3], float out[3],
         if (!is_normal)
             v[j] = v[j] * xf->scale + xf->t[j];
     }
-    out[0] = v[0];
-    out[1] = v[2];
-    out[2] = 0.0f - v[1]; /* no negative zero */
+    trowel_mesh_from_z_up(v, out);
 }
 
 /* One object's source data, loaded. */

@@ -78,6 +78,7 @@ typedef struct pid_state {
     uint8_t *swp; /* the expanded page file, loaded on first use */
     size_t swp_size;
     bool swp_tried;
+    trowel_error swp_error; /* why it could not be loaded, given again each time */
     char swp_path[1024];
 } pid_state;
 
@@ -182,13 +183,29 @@ static trowel_status read_rasters(trowel_ctx *ctx, trowel_reader *r, pid_state *
 /* The sibling page file: <base>.spz (compressed) or <base>.swp, asked for
  * through the context's open hook (trowel_open_related), so a program
  * embedding the library can serve it. */
+static trowel_status find_and_load_swp(trowel_archive *a, pid_state *st);
+
+/* The page file, loaded once; a failure is remembered and given again, with
+ * its real cause (missing, or damaged and why), for every later use. */
 static trowel_status load_swp(trowel_archive *a, pid_state *st)
 {
-    if (st->swp || st->swp_tried)
-        return st->swp ? TROWEL_OK
-                       : trowel_fail(a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                                     "no page file beside the PID (%s)", st->swp_path);
+    if (st->swp)
+        return TROWEL_OK;
+    if (st->swp_tried)
+        return trowel_fail(a->ctx, st->swp_error.status, st->swp_error.offset, "%s",
+                           st->swp_error.message);
     st->swp_tried = true;
+    trowel_status s = find_and_load_swp(a, st);
+    if (s != TROWEL_OK) {
+        st->swp_error = a->ctx->last_error;
+        trowel_mem_free(a->ctx, st->swp);
+        st->swp = NULL;
+    }
+    return s;
+}
+
+static trowel_status find_and_load_swp(trowel_archive *a, pid_state *st)
+{
     /* The sibling is asked for by its plain name beside the PID, through
      * the open hook (an embedder may serve it); st->swp_path names it in
      * messages as a path. */
@@ -391,7 +408,11 @@ static trowel_status add_entry(trowel_archive *a, size_t index, const char *name
     if (s != TROWEL_OK)
         return s;
     trowel_error saved = a->ctx->last_error;
-    s = produce(a, index, null);
+    pid_state *ps = a->priv;
+    /* Without a page file no picture can be made: said once at open, and
+     * again by each picture asked for; not tried (and warned) per entry. */
+    bool pageless = ps->entries[index].kind != ENTRY_INDEX && ps->swp_tried && !ps->swp;
+    s = pageless ? TROWEL_OK : produce(a, index, null);
     uint64_t size = trowel_sink_written(null);
     trowel_sink_discard(null);
     if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM)
@@ -481,6 +502,18 @@ static trowel_status pid_open(trowel_archive *a, trowel_reader *r)
     }
     if ((s = add_entry(a, 0, "index.json")) != TROWEL_OK)
         return s;
+    if (n > 1) {
+        trowel_error saved = a->ctx->last_error;
+        s = load_swp(a, st);
+        if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM)
+            return s;
+        if (s != TROWEL_OK)
+            trowel_warn(a->ctx, st->swp_error.offset,
+                        "%s: none of the %zu pictures can be made (listed with size 0); "
+                        "index.json can",
+                        st->swp_error.message, n - 1);
+        a->ctx->last_error = saved;
+    }
     for (size_t e = 1; e < n; e++) {
         char name[96];
         raster_name(st, st->entries[e].raster, st->entries[e].kind == ENTRY_ANGLES, name,

@@ -26,11 +26,14 @@
  * Facts: ../shared/formats/trespasser.md (WTD, corrections), the game's
  * WaveletDataFormat / WaveletQuadTreeTForm / BitBuffer sources.
  */
+#include "wtd.h"
+
 #include "codec/tres_wavelet.h"
 #include "core/module.h"
 #include "export/mesh.h"
 #include "export/png.h"
 
+#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,14 +107,6 @@ static int32_t from_significance(uint32_t u)
 }
 
 /* ---------------------------------------------------------------- header */
-
-typedef struct wtd_mapping {
-    int32_t quad[4];      /* x, y, w, h */
-    float world[4];       /* x, y, w, h */
-    float quad_to_world[4]; /* x scale, x offset, y scale, y offset */
-    float world_to_quad[4];
-    float world_to_coef, coef_to_world, coef_to_quad;
-} wtd_mapping;
 
 typedef struct wtd_header {
     uint16_t version;
@@ -247,11 +242,26 @@ static trowel_status vertex_set_init(trowel_ctx *ctx, vertex_set *v, uint32_t n)
 
 typedef struct tree_reader {
     bit_reader *b;
-    int32_t *c;
+    int32_t *c;     /* the dense grid the wavelets go to, or NULL */
+    wtd_tree *tree; /* the node list they go to, or NULL */
     uint32_t n;
     uint32_t significant;
     vertex_set vertices;
 } tree_reader;
+
+static trowel_status tree_push(trowel_ctx *ctx, wtd_tree *t, const wtd_node *nd)
+{
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        wtd_node *grown = trowel_mem_realloc(ctx, t->nodes, cap * sizeof *grown);
+        if (!grown)
+            return ctx->last_error.status;
+        t->nodes = grown;
+        t->cap = cap;
+    }
+    t->nodes[t->count++] = *nd;
+    return TROWEL_OK;
+}
 
 static const uint32_t child_dx[4] = {0, 1, 1, 0}, child_dy[4] = {0, 0, 1, 1};
 
@@ -285,16 +295,30 @@ static trowel_status read_node(tree_reader *t, uint32_t x, uint32_t y, uint32_t 
         if ((st = bits_read(t->b, wbits, &w[i])) != TROWEL_OK)
             return st;
     uint32_t h = s / 2;
-    t->c[(size_t)y * t->n + x + h] = from_significance(w[0]);
-    t->c[(size_t)(y + h) * t->n + x + h] = from_significance(w[1]);
-    t->c[(size_t)(y + h) * t->n + x] = from_significance(w[2]);
+    if (t->c) {
+        t->c[(size_t)y * t->n + x + h] = from_significance(w[0]);
+        t->c[(size_t)(y + h) * t->n + x + h] = from_significance(w[1]);
+        t->c[(size_t)(y + h) * t->n + x] = from_significance(w[2]);
+    }
+    size_t me = t->tree ? t->tree->count : 0;
+    if (t->tree) {
+        wtd_node nd = {x, y, s, {0}, 0};
+        for (int i = 0; i < 3; i++)
+            nd.w[i] = from_significance(w[i]);
+        if ((st = tree_push(ctx, t->tree, &nd)) != TROWEL_OK)
+            return st;
+    }
     t->significant++;
     vertex_mark_children(&t->vertices, x, y, s);
     unsigned child_size_bits = ulog2(branch) + 1, child_max_bits = ulog2(max) + 1;
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 4; k++) {
+        uint32_t before = t->significant;
         if ((st = read_node(t, x + child_dx[k] * h, y + child_dy[k] * h, h, child_size_bits,
                             child_max_bits)) != TROWEL_OK)
             return st;
+        if (t->tree && t->significant != before)
+            t->tree->nodes[me].kids |= (uint8_t)(1u << k);
+    }
     if (t->b->pos - start != branch)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, (start / 32) * 4,
                            "the branch at quad (%lu, %lu), side %lu, declares %lu bits but "
@@ -400,15 +424,21 @@ static void wtd_close(trowel_archive *a)
     trowel_mem_free(a->ctx, a->priv);
 }
 
-/* Decodes the whole tree and inverts the transform: *grid (side x side
- * heights, trowel_mem_alloc'ed) on success. counts: the significant-node and
- * vertex counts found, or NULL. */
-static trowel_status decode_heights(trowel_archive *a, int32_t **grid, uint32_t counts[2])
+/* Decodes the whole tree. grid (not NULL): *grid receives the side x side
+ * heights (the transform inverted, trowel_mem_alloc'ed). tree (not NULL):
+ * receives the significant nodes instead, for a caller that wants the
+ * tree and not a dense grid. counts: the significant-node and vertex
+ * counts found, or NULL. */
+static trowel_status decode(trowel_archive *a, int32_t **grid, wtd_tree *tree,
+                            uint32_t counts[2])
 {
     const wtd_state *st = a->priv;
     trowel_ctx *ctx = a->ctx;
     uint32_t n = st->h.side;
-    *grid = NULL;
+    if (grid)
+        *grid = NULL;
+    if (tree)
+        *tree = (wtd_tree){.n = n, .root = st->h.root};
     trowel_reader r;
     trowel_reader_init(&r, ctx, a->in);
     uint8_t *data = NULL;
@@ -418,22 +448,25 @@ static trowel_status decode_heights(trowel_archive *a, int32_t **grid, uint32_t 
         return s;
     uint64_t cells;
     int32_t *c = NULL;
-    if (trowel_mul_overflows(n, n, &cells) || trowel_mul_overflows(cells, 4, &cells))
+    if (!grid)
+        ;
+    else if (trowel_mul_overflows(n, n, &cells) || trowel_mul_overflows(cells, 4, &cells))
         s = trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "terrain too large");
     else if (!(c = trowel_mem_calloc(ctx, (size_t)n * n, sizeof *c)))
         s = ctx->last_error.status;
     tree_reader t = {0};
     bit_reader b = {ctx, data, (uint64_t)(size / 4) * 32, HEADER_BITS};
     if (s == TROWEL_OK) {
-        t = (tree_reader){.b = &b, .c = c, .n = n};
+        t = (tree_reader){.b = &b, .c = c, .tree = tree, .n = n};
         if (counts)
             s = vertex_set_init(ctx, &t.vertices, n);
     }
     if (s == TROWEL_OK) {
-        c[0] = st->h.root;
+        if (c)
+            c[0] = st->h.root;
         s = read_node(&t, 0, 0, n, ROOT_FIELD_BITS, ROOT_FIELD_BITS);
     }
-    if (s == TROWEL_OK)
+    if (s == TROWEL_OK && c)
         s = trowel_wavelet_inverse(ctx, c, n);
     if (s == TROWEL_OK && counts) {
         counts[0] = 1 + 4 * t.significant;
@@ -443,10 +476,20 @@ static trowel_status decode_heights(trowel_archive *a, int32_t **grid, uint32_t 
     trowel_mem_free(ctx, data);
     if (s != TROWEL_OK) {
         trowel_mem_free(ctx, c);
+        if (tree) {
+            trowel_mem_free(ctx, tree->nodes);
+            tree->nodes = NULL;
+        }
         return s;
     }
-    *grid = c;
+    if (grid)
+        *grid = c;
     return TROWEL_OK;
+}
+
+static trowel_status decode_heights(trowel_archive *a, int32_t **grid, uint32_t counts[2])
+{
+    return decode(a, grid, NULL, counts);
 }
 
 static trowel_status wtd_verify(trowel_archive *a)
@@ -501,114 +544,198 @@ static trowel_status option_side(trowel_ctx *ctx, const char *const *opts, size_
     return TROWEL_OK;
 }
 
-static trowel_status write_png(trowel_archive *a, const int32_t *c, uint32_t n, uint32_t w,
-                               uint32_t h, trowel_sink *out)
+/* The file's SMapping as 152 hex digits, for the PNG's text chunk. */
+static void mapping_hex(const wtd_mapping *m, char hex[153])
 {
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            int64_t v = c[(size_t)y * n + x];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-    int64_t offset = 0;
-    if (lo < 0 || hi > 65535) {
-        if (hi - lo > 65535)
-            return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                               "heights run from %lld to %lld: more than 16 bits apart",
-                               (long long)lo, (long long)hi);
-        offset = lo;
+    uint8_t bytes[76];
+    mapping_to_bytes(m, bytes);
+    for (int i = 0; i < 76; i++)
+        snprintf(hex + 2 * i, 3, "%02x", bytes[i]);
+}
+
+static trowel_status write_png(trowel_archive *a, const int32_t *c, uint32_t w, uint32_t h,
+                               bool shade, trowel_sink *out)
+{
+    const wtd_state *st = a->priv;
+    uint32_t n = st->h.side;
+    if (shade)
+        return trowel_wtd_write_shaded(a->ctx, c, n, w, h, &st->h.map, out);
+    wtd_range r;
+    trowel_wtd_range(c, n, w, h, &r);
+    if (r.scale > 1)
         trowel_warn(a->ctx, TROWEL_NO_OFFSET,
-                    "heights run from %lld to %lld: the PNG holds height - %lld",
-                    (long long)lo, (long long)hi, (long long)offset);
-    }
-    uint8_t *px = trowel_mem_alloc(a->ctx, (size_t)w * h * 2);
-    if (!px)
-        return a->ctx->last_error.status;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++) {
-            uint16_t v = (uint16_t)(c[(size_t)y * n + x] - offset);
-            px[((size_t)y * w + x) * 2] = (uint8_t)(v >> 8);
-            px[((size_t)y * w + x) * 2 + 1] = (uint8_t)v;
-        }
-    trowel_status s = trowel_png_write_gray16(a->ctx, out, w, h, px);
-    trowel_mem_free(a->ctx, px);
+                    "heights run from %lld to %lld, more than 16 bits apart: the PNG holds "
+                    "(height - offset) / scale with offset %lld and scale %lld (in its text "
+                    "chunks); %llu of the heights are rounded",
+                    (long long)r.lo, (long long)r.hi, (long long)r.offset, (long long)r.scale,
+                    (unsigned long long)r.inexact);
+    char hex[153];
+    mapping_hex(&st->h.map, hex);
+    return trowel_wtd_write_heights(a->ctx, c, n, w, h, &r, st->h.map.coef_to_world, hex, out);
+}
+
+/* The mesh from the quad tree (the default) or, with grid=N or a crop,
+ * sampled on a grid. */
+static trowel_status write_tree_mesh(trowel_archive *a, bool glb, trowel_sink *out)
+{
+    const wtd_state *st = a->priv;
+    wtd_tree tree;
+    trowel_status s = decode(a, NULL, &tree, NULL);
+    if (s != TROWEL_OK)
+        return s;
+    s = trowel_wtd_tree_mesh(a->ctx, &tree, &st->h.map, glb, out);
+    trowel_mem_free(a->ctx, tree.nodes);
     return s;
 }
 
-/* The terrain in world units as the game places it (X east, Y north, Z
- * up): one vertex per quad vertex, two triangles per unit cell, split on
- * the diagonal the quad tree uses for that cell. */
-static trowel_status write_mesh(trowel_archive *a, const int32_t *c, uint32_t n, uint32_t w,
-                                uint32_t h, bool glb, trowel_sink *out)
+static trowel_status option_flag(trowel_ctx *ctx, const char *const *opts, size_t n,
+                                 const char *key, bool *out)
 {
-    const wtd_mapping *m = &((const wtd_state *)a->priv)->h.map;
-    trowel_mesh mesh;
-    trowel_mesh_init(&mesh, a->ctx, 0);
-    static const float grey[3] = {0.5f, 0.5f, 0.5f};
-    uint32_t mat, first = 0;
-    trowel_status s = trowel_mesh_add_material(&mesh, "terrain", grey, 1.0f, NULL, &mat);
-    if (s == TROWEL_OK)
-        s = trowel_mesh_begin_object(&mesh, "terrain");
-    for (uint32_t y = 0; s == TROWEL_OK && y < h; y++)
-        for (uint32_t x = 0; s == TROWEL_OK && x < w; x++) {
-            float pos[3] = {(float)x * m->quad_to_world[0] + m->quad_to_world[1],
-                            (float)y * m->quad_to_world[2] + m->quad_to_world[3],
-                            (float)c[(size_t)y * n + x] * m->coef_to_world};
-            uint32_t index;
-            s = trowel_mesh_add_vertex(&mesh, pos, NULL, NULL, &index);
-            if (x == 0 && y == 0)
-                first = index;
-        }
-    for (uint32_t y = 0; s == TROWEL_OK && y + 1 < h; y++)
-        for (uint32_t x = 0; s == TROWEL_OK && x + 1 < w; x++) {
-            uint32_t v0 = first + y * w + x, v1 = v0 + 1, v3 = v0 + w, v2 = v3 + 1;
-            if ((x ^ y) & 1) {
-                s = trowel_mesh_add_triangle(&mesh, v0, v1, v3, mat);
-                if (s == TROWEL_OK)
-                    s = trowel_mesh_add_triangle(&mesh, v1, v2, v3, mat);
-            } else {
-                s = trowel_mesh_add_triangle(&mesh, v0, v1, v2, mat);
-                if (s == TROWEL_OK)
-                    s = trowel_mesh_add_triangle(&mesh, v0, v2, v3, mat);
-            }
-        }
-    if (s == TROWEL_OK)
-        s = glb ? trowel_mesh_write_glb(&mesh, out) : trowel_mesh_write_obj(&mesh, out, NULL);
-    trowel_mesh_free(&mesh);
-    return s;
+    const char *v = trowel_options_get(opts, n, key);
+    if (!v)
+        return TROWEL_OK;
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s= takes 0 or 1, not '%s'",
+                           key, v);
+    *out = v[0] == '1';
+    return TROWEL_OK;
 }
 
 static trowel_status wtd_convert(trowel_archive *a, const char *target, const char *const *opts,
                                  size_t nopts, trowel_sink *out)
 {
     const wtd_state *st = a->priv;
-    uint32_t n = st->h.side, w = n, h = n;
+    uint32_t n = st->h.side, w = n + 1, h = n + 1, grid = 0;
+    bool shade = false;
     trowel_status s;
     bool png = strcmp(target, "png") == 0, obj = strcmp(target, "obj") == 0,
          glb = strcmp(target, "glb") == 0;
     if (!png && !obj && !glb)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "tres-wtd converts to png, obj, glb or json, not %s", target);
-    if ((s = option_side(a->ctx, opts, nopts, "width", n, &w)) ||
-        (s = option_side(a->ctx, opts, nopts, "height", n, &h)))
+    if ((s = option_side(a->ctx, opts, nopts, "width", n + 1, &w)) ||
+        (s = option_side(a->ctx, opts, nopts, "height", n + 1, &h)) ||
+        (s = option_side(a->ctx, opts, nopts, "grid", n, &grid)) ||
+        (s = option_flag(a->ctx, opts, nopts, "shade", &shade)))
         return s;
-    int32_t *grid;
-    if ((s = decode_heights(a, &grid, NULL)) != TROWEL_OK)
+    bool cropped = trowel_options_get(opts, nopts, "width") ||
+                   trowel_options_get(opts, nopts, "height");
+    if (grid && (grid & (grid - 1)))
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "grid= takes a power of two up to the extent %lu, not %lu",
+                           (unsigned long)n, (unsigned long)grid);
+    if (grid && cropped)
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "grid= samples the whole extent; width= and height= crop at full "
+                           "resolution: give one or the other");
+    if (!png && !grid && !cropped)
+        return write_tree_mesh(a, glb, out);
+    int32_t *c;
+    if ((s = decode_heights(a, &c, NULL)) != TROWEL_OK)
         return s;
-    s = png ? write_png(a, grid, n, w, h, out) : write_mesh(a, grid, n, w, h, glb, out);
-    trowel_mem_free(a->ctx, grid);
+    if (png)
+        s = write_png(a, c, w, h, shade, out);
+    else if (grid)
+        s = trowel_wtd_grid_mesh(a->ctx, c, n, grid + 1, grid + 1, n / grid, &st->h.map, glb,
+                                 out);
+    else
+        s = trowel_wtd_grid_mesh(a->ctx, c, n, w, h, 1, &st->h.map, glb, out);
+    trowel_mem_free(a->ctx, c);
     return s;
+}
+
+/* convert --to json: the heights' range and how the PNG maps it. */
+static trowel_status wtd_convert_json(trowel_archive *a, struct json_object *doc)
+{
+    const wtd_state *st = a->priv;
+    uint32_t n = st->h.side;
+    int32_t *c;
+    trowel_status s = decode_heights(a, &c, NULL);
+    if (s != TROWEL_OK)
+        return s;
+    wtd_range r;
+    trowel_wtd_range(c, n, n + 1, n + 1, &r);
+    trowel_mem_free(a->ctx, c);
+    json_object *heights = json_object_new_object();
+    if (!heights)
+        return trowel_fail(a->ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
+    json_object_object_add(heights, "min", json_object_new_int64(r.lo));
+    json_object_object_add(heights, "max", json_object_new_int64(r.hi));
+    json_object_object_add(heights, "min_metres",
+                           json_object_new_double((double)r.lo * st->h.map.coef_to_world));
+    json_object_object_add(heights, "max_metres",
+                           json_object_new_double((double)r.hi * st->h.map.coef_to_world));
+    json_object_object_add(heights, "png_offset", json_object_new_int64(r.offset));
+    json_object_object_add(heights, "png_scale", json_object_new_int64(r.scale));
+    json_object_object_add(heights, "png_exact", json_object_new_boolean(r.inexact == 0));
+    json_object_object_add(doc, "heights", heights);
+    return TROWEL_OK;
 }
 
 /* ---------------------------------------------------------------- create */
 
 /* The height map a source holds: a grayscale PNG, or raw 8/16-bit LE
- * samples with width= and height=. */
+ * samples with width= and height=. A PNG that trowel wrote also says how
+ * its samples map to heights and carries the terrain's SMapping. */
 typedef struct height_map {
     uint32_t w, h;
     uint16_t *v;
+    int64_t offset, scale; /* height = offset + scale x sample */
+    double coef_to_world;  /* 0: not given */
+    int64_t extent;        /* 0: not given; else the map holds extent + 1 vertices a side */
+    bool has_mapping;
+    wtd_mapping map;
 } height_map;
+
+static trowel_status text_integer(trowel_ctx *ctx, const trowel_png_text_slot *t, int64_t lo,
+                                  int64_t *out)
+{
+    if (!t->value[0])
+        return TROWEL_OK;
+    char *end;
+    long long v = strtoll(t->value, &end, 10);
+    if (end == t->value || *end || v < lo || v > INT32_MAX)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                           "the PNG's text chunk %s is '%s', not a whole number from %lld to %d",
+                           t->key, t->value, (long long)lo, INT32_MAX);
+    *out = v;
+    return TROWEL_OK;
+}
+
+/* Reads what trowel's own height PNG says about itself (see wtd_picture.c). */
+static trowel_status png_height_texts(trowel_ctx *ctx, trowel_png_text_slot t[5], height_map *m)
+{
+    m->offset = 0;
+    m->scale = 1;
+    trowel_status s;
+    if ((s = text_integer(ctx, &t[0], INT32_MIN, &m->offset)) ||
+        (s = text_integer(ctx, &t[1], 1, &m->scale)) ||
+        (s = text_integer(ctx, &t[4], 2, &m->extent)))
+        return s;
+    if (t[2].value[0]) {
+        char *end;
+        m->coef_to_world = strtod(t[2].value, &end);
+        if (end == t[2].value || *end || !(m->coef_to_world > 0) || m->coef_to_world > 1e6)
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                               "the PNG's text chunk %s is '%s', not a positive number",
+                               t[2].key, t[2].value);
+    }
+    if (t[3].value[0]) {
+        uint8_t bytes[76];
+        bool ok = strlen(t[3].value) == 152;
+        for (int i = 0; ok && i < 76; i++) {
+            unsigned byte;
+            ok = sscanf(t[3].value + 2 * i, "%2x", &byte) == 1;
+            bytes[i] = (uint8_t)byte;
+        }
+        if (!ok)
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                               "the PNG's text chunk %s is not 76 bytes in hex", t[3].key);
+        mapping_from_bytes(bytes, &m->map);
+        m->has_mapping = true;
+    }
+    return TROWEL_OK;
+}
 
 static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p,
                                   height_map *m)
@@ -634,7 +761,14 @@ static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p
         return s;
     unsigned depth;
     if (size >= 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0) {
-        s = trowel_png_read_gray(ctx, data, size, &m->w, &m->h, &depth, &m->v);
+        trowel_png_text_slot t[5] = {{"trowel:height-offset", ""},
+                                      {"trowel:height-scale", ""},
+                                      {"trowel:coef-to-world", ""},
+                                      {"trowel:tres-wtd-mapping", ""},
+                                      {"trowel:tres-wtd-extent", ""}};
+        s = trowel_png_read_gray_text(ctx, data, size, &m->w, &m->h, &depth, &m->v, t, 5);
+        if (s == TROWEL_OK)
+            s = png_height_texts(ctx, t, m);
     } else if (!w || !h) {
         s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                         "a raw height map needs -O width=W -O height=H");
@@ -652,7 +786,8 @@ static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p
         m->h = h;
     }
     trowel_mem_free(ctx, data);
-    if (s == TROWEL_OK && (m->w > TROWEL_WAVELET_MAX_SIDE || m->h > TROWEL_WAVELET_MAX_SIDE)) {
+    if (s == TROWEL_OK && (m->w > TROWEL_WAVELET_MAX_SIDE + 1 || m->h > TROWEL_WAVELET_MAX_SIDE + 1 ||
+                           (m->w > TROWEL_WAVELET_MAX_SIDE && m->w != m->h))) {
         trowel_mem_free(ctx, m->v);
         m->v = NULL;
         s = trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
@@ -873,33 +1008,80 @@ static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
     if ((s = option_float(ctx, p, "scale", &scale)) ||
         (s = option_float(ctx, p, "spacing", &spacing)))
         return s;
-    height_map m = {0};
+    height_map m = {.scale = 1};
     if ((s = load_heights(ctx, p, &m)) != TROWEL_OK)
         return s;
+    /* trowel's own PNG of an extent n holds n + 1 vertices a side, the
+     * last row and column being the maximum border, which the format
+     * derives and does not store: it is left out. Other maps grow to the
+     * next power of two. */
     uint32_t n = 2;
-    while (n < m.w || n < m.h)
-        n *= 2;
+    bool bordered = m.w == m.h && m.w >= 3 && ((m.w - 1) & (m.w - 2)) == 0;
+    if (bordered && m.extent == (int64_t)m.w - 1) {
+        n = m.w - 1;
+    } else {
+        while (n < m.w || n < m.h)
+            n *= 2;
+        if (bordered && m.w > 3)
+            trowel_warn(ctx, TROWEL_NO_OFFSET,
+                        "a %lux%lu map makes an extent of %lu; if it is trowel's picture of "
+                        "an extent of %lu whose text chunks were lost, cut its last row and "
+                        "column first",
+                        (unsigned long)m.w, (unsigned long)m.h, (unsigned long)n,
+                        (unsigned long)(m.w - 1));
+    }
     int32_t *c = trowel_mem_alloc(ctx, (size_t)n * n * sizeof *c);
     if (!c) {
         trowel_mem_free(ctx, m.v);
         return ctx->last_error.status;
     }
     /* Samples beyond the map repeat its last row and column. */
-    for (uint32_t y = 0; y < n; y++)
-        for (uint32_t x = 0; x < n; x++)
-            c[(size_t)y * n + x] =
-                m.v[(size_t)(y < m.h ? y : m.h - 1) * m.w + (x < m.w ? x : m.w - 1)];
+    for (uint32_t y = 0; y < n && s == TROWEL_OK; y++)
+        for (uint32_t x = 0; x < n; x++) {
+            int64_t v = m.offset +
+                        m.scale * m.v[(size_t)(y < m.h ? y : m.h - 1) * m.w + (x < m.w ? x : m.w - 1)];
+            if (v < INT32_MIN || v > INT32_MAX) {
+                s = trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                                "height %lld at (%lu, %lu) does not fit 32 bits", (long long)v,
+                                (unsigned long)x, (unsigned long)y);
+                break;
+            }
+            c[(size_t)y * n + x] = (int32_t)v;
+        }
     trowel_mem_free(ctx, m.v);
+    if (s != TROWEL_OK) {
+        trowel_mem_free(ctx, c);
+        return s;
+    }
+    bool options = trowel_options_get(p->options, p->option_count, "scale") ||
+                   trowel_options_get(p->options, p->option_count, "spacing");
+    if (m.coef_to_world > 0 && !trowel_options_get(p->options, p->option_count, "scale"))
+        scale = (float)m.coef_to_world;
     wtd_mapping map;
     make_mapping(n, spacing, scale, &map);
+    if (m.has_mapping && !options) {
+        if (m.map.quad[2] == (int32_t)n && m.map.quad[3] == (int32_t)n)
+            map = m.map; /* the terrain's own, so its bits come back */
+        else
+            trowel_warn(ctx, TROWEL_NO_OFFSET,
+                        "the PNG's mapping is for an extent of %ld, this map makes %lu: the "
+                        "mapping is rebuilt from scale= and spacing=",
+                        (long)m.map.quad[2], (unsigned long)n);
+    }
     s = encode(ctx, c, n, &map, out);
     trowel_mem_free(ctx, c);
     return s;
 }
 
 static const trowel_option_info wtd_options[] = {
-    {"width", "N", "columns to keep, from the left (default: the whole extent)", "png obj glb"},
-    {"height", "N", "rows to keep, from row 0 (default: the whole extent)", "png obj glb"},
+    {"width", "N", "vertex columns to keep, from the left (default: the whole extent and its "
+                   "last column); a mesh is then a full-resolution grid", "png obj glb"},
+    {"height", "N", "vertex rows to keep, from row 0 (default: the whole extent and its last "
+                    "row)", "png obj glb"},
+    {"grid", "N", "a mesh sampled on N x N cells (a power of two) instead of the quad tree's "
+                  "own vertices and leaves", "obj glb"},
+    {"shade", "1", "an 8-bit hill-shaded preview (north up) instead of the 16-bit heights",
+     "png"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -910,14 +1092,18 @@ const trowel_format trowel_format_tres_wtd = {
     .extensions = ".wtd",
     .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
     .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
-                      "scale=M: metres per height unit (default 1)\n"
-                      "spacing=M: metres between samples (default 1)",
+                      "scale=M: metres per height unit (default 1, or a PNG's "
+                      "trowel:coef-to-world)\n"
+                      "spacing=M: metres between samples (default 1)\n"
+                      "a PNG's trowel:height-offset/-scale, trowel:tres-wtd-extent and "
+                      "-mapping text chunks (trowel's own pictures) are read back",
     .convert_targets = "png obj glb",
     .options = wtd_options,
     .bid = wtd_bid,
     .open = wtd_open,
     .verify = wtd_verify,
     .convert = wtd_convert,
+    .convert_json = wtd_convert_json,
     .create = wtd_create,
     .close = wtd_close,
 };
