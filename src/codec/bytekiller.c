@@ -121,6 +121,52 @@ static inline uint32_t rev_bits24(uint32_t x, unsigned w)
 
 /* ------------------------------------------------------------------ decoder */
 
+/* The XOR of the data words as big-endian numbers. XOR works byte by byte,
+ * so the words are XORed as they lie, eight bytes at a time, and the
+ * result's bytes are read big-endian once at the end. */
+static uint32_t data_checksum(const uint8_t *src, size_t words)
+{
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 2 <= words; i += 2) {
+        uint64_t w;
+        memcpy(&w, src + 4 * i, 8);
+        acc ^= w;
+    }
+    uint32_t half[2];
+    memcpy(half, &acc, 8);
+    uint32_t folded = half[0] ^ half[1];
+    if (i < words) {
+        uint32_t w;
+        memcpy(&w, src + 4 * i, 4);
+        folded ^= w;
+    }
+    uint8_t bytes[4];
+    memcpy(bytes, &folded, 4);
+    return be32(bytes);
+}
+
+/* x with its 64 bits in reverse order: byte k of x becomes byte 7 - k of
+ * the result, its bits reversed (rev8 of it). */
+static inline uint64_t bit_reverse64(uint64_t x)
+{
+    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
+    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
+    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
+    return __builtin_bswap64(x);
+}
+
+/* Eight bytes at p, least significant first, whatever the host's order. */
+static inline void store_le64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, 8);
+#else
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> 8 * i);
+#endif
+}
+
 trowel_status trowel_bytekiller_length(trowel_ctx *ctx, const uint8_t *src, size_t n,
                                        uint64_t base, uint32_t *length)
 {
@@ -269,8 +315,10 @@ static void writer_stop(bk_writer *wr, bool decoded)
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
  * the stream decodes in place, packed bytes at the start of the output
  * buffer: no byte may be written over a data word not yet read. wr
- * non-NULL: publish finished output to it as decoding goes down. */
-static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, uint64_t base,
+ * non-NULL: publish finished output to it as decoding goes down.
+ * Always inlined, so that each caller's constant dst and in_place take
+ * their per-byte tests out of the loops. */
+BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, uint64_t base,
                                  uint8_t *dst, size_t dst_len, bool *in_place, bk_writer *wr)
 {
     uint32_t length = 0;
@@ -282,9 +330,7 @@ static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, 
                            "length field says %lu bytes but %zu are expected",
                            (unsigned long)length, dst_len);
     size_t data_words = n / 4 - 2;
-    uint32_t stored = be32(src + n - 8), sum = 0;
-    for (size_t i = 0; i < data_words; i++)
-        sum ^= be32(src + 4 * i);
+    uint32_t stored = be32(src + n - 8), sum = data_checksum(src, data_words);
     if (sum != stored)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 8,
                            "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
@@ -400,6 +446,17 @@ static trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, 
                 /* As many whole bytes as the register holds, unchecked. */
                 unsigned take = b.count / 8 < len ? b.count / 8 : len;
                 len -= take;
+                if (dst && !in_place && take >= 4 && pos >= 8) {
+                    /* Four or more at once: the register reversed holds
+                     * them in output order, top byte first. The bytes
+                     * below the run land in output not decoded yet (it
+                     * is written over later), never below dst. */
+                    store_le64(dst + pos - 8, bit_reverse64(b.bits));
+                    b.bits = take == 8 ? 0 : b.bits >> 8 * take;
+                    b.count -= 8 * take;
+                    pos -= take;
+                    continue;
+                }
                 while (take--) {
                     uint8_t v = rev8[b.bits & 0xff];
                     b.bits >>= 8;
