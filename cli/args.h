@@ -40,7 +40,9 @@ typedef enum cli_opt_id {
     OPT_FOREGROUND,
     OPT_DEBUG,
     OPT_CACHE,
-    OPT_RECURSIVE
+    OPT_RECURSIVE,
+    OPT_PORT,
+    OPT_NO_BROWSER
 } cli_opt_id;
 
 typedef struct cli_option {
