@@ -6,7 +6,7 @@
 
 const ROW = 22;           // px per tree row (the list is virtualised)
 const HEX_PAGE = 4096;    // bytes per hex page
-const LIST_MAX = 5000;    // archive entries listed in a preview
+const LIST_MAX = 1000;    // archive entries listed in a preview
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -784,10 +784,9 @@ async function drawText(p, id, pv, info, gen) {
 }
 
 async function drawList(p, id, pv, info, gen) {
-  const res = await apiJson('children', { n: id });
+  await loadKids(id);
   if (gen !== generation) return;
-  addNodes(res.nodes);
-  if (!tree.kids.has(id)) tree.kids.set(id, res.nodes.map((n) => n.id));
+  const res = { nodes: tree.kids.get(id).map((k) => tree.nodes.get(k)) };
   const t = el('table', 'list');
   const head = el('tr');
   head.append(el('th', null, 'name'), el('th', null, 'size'), el('th', null, 'stored'));
