@@ -46,7 +46,9 @@ typedef enum cli_opt_id {
     OPT_DRY_RUN,
     OPT_KEEP_LAST,
     OPT_PARTIAL,
-    OPT_VIEWS
+    OPT_VIEWS,
+    OPT_PORT,
+    OPT_NO_BROWSER
 } cli_opt_id;
 
 typedef struct cli_option {

@@ -11,7 +11,8 @@
 const cli_command *const cli_commands[] = {
     &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_list,       &cli_cmd_extract,
     &cli_cmd_create,  &cli_cmd_verify,  &cli_cmd_convert,    &cli_cmd_compress,
-    &cli_cmd_decompress, &cli_cmd_mount,  &cli_cmd_umount,     &cli_cmd_completion,
+    &cli_cmd_decompress, &cli_cmd_mount,  &cli_cmd_umount,     &cli_cmd_view,
+    &cli_cmd_completion,
 };
 const size_t cli_command_count = sizeof cli_commands / sizeof cli_commands[0];
 

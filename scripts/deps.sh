@@ -11,8 +11,8 @@
 set -euo pipefail
 
 level=${1:-build}
-build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev libgif-dev libfuse3-dev)
-test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs fuse3)
+build=(cmake make gcc pkg-config zlib1g-dev libjson-c-dev liblzma-dev libpng-dev liblz4-dev libgif-dev libfuse3-dev libmicrohttpd-dev libjs-three)
+test=(libmspack-dev mscompress xz-utils python3 python3-pil valgrind scummvm-tools lz4 zsh fish nodejs fuse3 chromium curl)
 ci=(clang libclang-rt-dev)
 bench=(hyperfine time)
 
@@ -35,16 +35,20 @@ installed() {
   [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
 }
 
-# Khronos' glTF validator is an npm library, installed (once) beside the
-# build into build/node; tests/tools/gltf_validate.js looks for it there.
+# npm libraries, installed (once) beside the build into build/node: Khronos'
+# glTF validator (tests/tools/gltf_validate.js) and playwright-core, which
+# drives Debian's chromium through the viewer's page (tests/tools/view_browser.js).
 node_deps() {
   [ "$level" = build ] && return 0
-  local dir=${TROWEL_NODE_DIR:-build/node}
-  [ -f "$dir/node_modules/gltf-validator/package.json" ] && return 0
+  local dir=${TROWEL_NODE_DIR:-build/node} want=() pkg
+  for pkg in gltf-validator playwright-core; do
+    [ -f "$dir/node_modules/$pkg/package.json" ] || want+=("$pkg")
+  done
+  [ ${#want[@]} -eq 0 ] && return 0
   command -v npm >/dev/null 2>&1 || { echo "trowel: npm is missing" >&2; return 1; }
-  echo "trowel: installing gltf-validator (npm) into $dir" >&2
+  echo "trowel: installing ${want[*]} (npm) into $dir" >&2
   mkdir -p "$dir"
-  npm install --prefix "$dir" --no-save --no-audit --no-fund gltf-validator >/dev/null
+  npm install --prefix "$dir" --no-save --no-audit --no-fund gltf-validator playwright-core >/dev/null
 }
 
 missing=()
