@@ -1,7 +1,7 @@
 # trowel — the README's two commands:
 #   make run    install what is missing, build, make samples, run trowel on them
 #   make test   install what is missing, build, run every test
-# Other targets: make (build only), sanitize, valgrind, fuzz, bench, install, clean.
+# Other targets: make (build only), sanitize, valgrind, fuzz, bench, archcheck, install, clean.
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_ARGS ?=
 FUZZ_SECONDS ?= 20
 
-.PHONY: all build run test sanitize valgrind fuzz bench install clean deps-build deps-test deps-ci
+.PHONY: all build run test sanitize valgrind fuzz bench install clean archcheck deps-build deps-test deps-ci
 
 all: build
 
@@ -50,6 +50,11 @@ fuzz: deps-ci
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTROWEL_FUZZ=ON -DTROWEL_TESTS=OFF
 	cmake --build build-fuzz -j$(JOBS)
 	scripts/fuzz-smoke.sh build-fuzz $(FUZZ_SECONDS)
+
+# Issue 21's shape checks (layers, seams, symbols); see docs/plan-architecture.md.
+archcheck:
+	@$(MAKE) --no-print-directory build
+	scripts/check-architecture.sh . $(BUILD)
 
 # Every benchmark, side by side with its peer tool; figures in docs/PERFORMANCE.md.
 bench:
