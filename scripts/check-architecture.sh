@@ -21,6 +21,8 @@
 #   RAW-READ      src/format and src/export read input bytes only through the
 #                 bounded reader: no trowel_input_copy/_span/_file_at, pread,
 #                 read, fread, mmap, lseek (VPP's copy_at today).
+#   LAST-ERROR    src/format and src/export never read ctx->last_error.status
+#                 (errors travel with the call's return value).
 #   MUTUAL        no two object files of the library (trowel_objects) each
 #                 use a symbol the other defines (read with nm; registry.c,
 #                 which names every module, is the one exception).
@@ -82,7 +84,7 @@ from collections import defaultdict
 
 SRC, BUILD, NM, BASELINE = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 MAX_LINES = 1300
-CHECKS = ["FORBIDDEN", "RAW-READ", "MUTUAL", "LAYER", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
+CHECKS = ["FORBIDDEN", "RAW-READ", "LAST-ERROR", "MUTUAL", "LAYER", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
           "CORE-FORMAT", "STATIC-EXPORT", "CLI-INTERNAL"]
 violations = defaultdict(list)
 skipped = []
@@ -168,6 +170,15 @@ for p in source_files(["src/format", "src/export"]):
             continue
         for m in raw_re.finditer(line):
             report("RAW-READ", f"{rel(p)}:{ln}", f"calls {m.group(1)}() instead of the bounded reader")
+
+# ------------------------------------------------------------ LAST-ERROR
+# Errors travel with the call: a format returns the status it was given,
+# it does not fish it back out of the context after a NULL or false.
+for p in source_files(["src/format", "src/export"]):
+    text = strip_c(read(p))
+    for ln, line in enumerate(text.split("\n"), 1):
+        if re.search(r"last_error\s*\.\s*status", line):
+            report("LAST-ERROR", f"{rel(p)}:{ln}", "reads ctx->last_error.status")
 
 # ---------------------------------------------------------------- LENGTH
 for p in source_files(["src", "cli"]):
