@@ -28,7 +28,8 @@
 #                 which names every module, is the one exception).
 #   LAYER         no layer uses a higher one: core(0) < codec(1) < export(2)
 #                 < format(3); registry.c sits above them all. Read twice:
-#                 from the objects (nm) and from the #include lines.
+#                 from the objects (nm) and from the #include lines. cli/
+#                 includes no header under src/.
 #   LENGTH        no file under src/ or cli/ is over 1300 lines.
 #   INCLUDE-CYCLE no cycle in the #include graph of the source files (.c, .h,
 #                 .inc under src/, cli/, include/), reported once per cycle;
@@ -296,6 +297,13 @@ for p, deps in sorted(graph.items()):
             report("LAYER", rel(p), f"includes {rel(d)} ({LAYER_NAME[lp]} -> {LAYER_NAME[ld]})")
         if lp == LAYERS["core"] and rel(d).startswith(("src/format", "src/export")):
             report("CORE-FORMAT", rel(p), f"includes {rel(d)}")
+
+# the CLI is a client of trowel.h: it includes no library-internal header
+for p, deps in sorted(graph.items()):
+    if rel(p).startswith("cli" + os.sep):
+        for d in sorted(deps):
+            if rel(d).startswith("src" + os.sep):
+                report("LAYER", rel(p), f"includes {rel(d)} (cli -> library internals)")
 
 # ---------------------------------------------------------- public names
 def public_names():
