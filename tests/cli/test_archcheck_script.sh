@@ -71,9 +71,9 @@ EOF
         touch "$d/src/format/fam/fmt.h"
     fi
     local ob=$d/build/CMakeFiles/trowel_objects.dir
-    local w="-fvisibility=hidden -w -I$d/include -I$d/src"
-    cc $w -c "$d/src/core/core.c" -o "$ob/src/core/core.c.o" || return 1
-    cc $w -c "$d/src/format/fam/fmt.c" -o "$ob/src/format/fam/fmt.c.o" || return 1
+    local w=(-fvisibility=hidden -w "-I$d/include" "-I$d/src")
+    cc "${w[@]}" -c "$d/src/core/core.c" -o "$ob/src/core/core.c.o" || return 1
+    cc "${w[@]}" -c "$d/src/format/fam/fmt.c" -o "$ob/src/format/fam/fmt.c.o" || return 1
     cc -w -I"$d/include" -I"$d/src" -c "$d/cli/main.c" -o "$d/build/CMakeFiles/trowel.dir/cli/main.c.o" || return 1
     # the static library made as docs/plan-architecture.md proposes: one
     # object, hidden (internal) symbols made local
