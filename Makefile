@@ -1,7 +1,7 @@
 # trowel — the README's two commands:
 #   make run    install what is missing, build, make samples, run trowel on them
 #   make test   install what is missing, build, run every test
-# Other targets: make (build only), sanitize, valgrind, fuzz, fuzz-long, bench, install, clean.
+# Other targets: make (build only), sanitize, valgrind, fuzz, fuzz-long, bench, archcheck, install, clean.
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
@@ -11,7 +11,7 @@ FUZZ_SECONDS ?= 20
 FUZZ_LONG_SECONDS ?= 600
 FUZZ_JOBS ?= 1
 
-.PHONY: all build run test sanitize valgrind fuzz fuzz-long fuzz-build bench install clean deps-build deps-test deps-ci
+.PHONY: all build run test sanitize valgrind fuzz fuzz-long fuzz-build bench install clean archcheck deps-build deps-test deps-ci
 
 all: build
 
@@ -59,6 +59,11 @@ fuzz-long: fuzz-build
 fuzz-build: deps-ci
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTROWEL_FUZZ=ON -DTROWEL_TESTS=OFF
 	cmake --build build-fuzz -j$(JOBS)
+
+# Issue 21's shape checks (layers, seams, symbols); see docs/plan-architecture.md.
+archcheck:
+	@$(MAKE) --no-print-directory build
+	scripts/check-architecture.sh . $(BUILD)
 
 # Every benchmark, side by side with its peer tool; figures in docs/PERFORMANCE.md.
 bench:
