@@ -445,6 +445,7 @@ async function drawAnimation(p, id, pv, info, gen) {
     const folder = (pv.folder_targets || []).includes('gif');
     if (folder) {
       const res = await apiJson('convert', { n: id, to: 'gif' });
+      for (const note of res.notes || []) p.append(el('div', 'note', 'note: ' + note));
       anims = res.files.filter((f) => f.name.endsWith('.gif')).map((f) => ({ name: f.name.replace(/\.gif$/, ''), gif: { n: id, to: 'gif', file: f.name } }));
     } else {
       anims.push({ name: 'animation', gif: { n: id, to: 'gif' } });

@@ -76,6 +76,8 @@ struct view_model {
     char *folder_target, *folder_opt;
     folder_file *folder;
     size_t folder_count;
+    json_object *folder_notes; /* what the library warned of while converting */
+    bool taking_notes;
 };
 
 /* ------------------------------------------------------------- replies */
@@ -227,6 +229,13 @@ static void collect_warning(void *user, const trowel_error *w)
 {
     view_model *m = user;
     vnode *n = m->collecting;
+    if (!n && m->taking_notes) { /* a conversion's guess (a palette), for the page */
+        if (!m->folder_notes)
+            m->folder_notes = json_object_new_array();
+        if (json_object_array_length(m->folder_notes) < VIEW_PROBLEMS_MAX)
+            json_object_array_add(m->folder_notes, json_object_new_string(w->message));
+        return;
+    }
     if (!n)
         return;
     n->problem_count++;
@@ -291,6 +300,8 @@ static void free_folder(view_model *m)
         free(m->folder[i].data);
     }
     free(m->folder);
+    json_object_put(m->folder_notes);
+    m->folder_notes = NULL;
     free(m->folder_target);
     free(m->folder_opt);
     m->folder = NULL;
@@ -795,7 +806,9 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const folder_file *)a)->name, ((const folder_file *)b)->name);
 }
 
-static bool read_folder(view_model *m, const char *dir)
+/* Reads the files a folder conversion wrote, below dir, named by their
+ * path under it ("room06/cost005/anim014_S.gif"), sorted by name. */
+static bool read_folder_under(view_model *m, const char *dir, const char *prefix)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -806,33 +819,69 @@ static bool read_folder(view_model *m, const char *dir)
         if (de->d_name[0] == '.')
             continue;
         char *path = str_printf("%s/%s", dir, de->d_name);
+        char *name = str_printf("%s%s", prefix, de->d_name);
         struct stat sb;
-        if (path && (lstat(path, &sb) != 0 || !S_ISREG(sb.st_mode))) {
-            free(path); /* only the files of the top level are offered */
-            continue;
-        }
-        char *data = NULL;
-        size_t len = 0;
-        ok = path && cli_read_file(m->s, path, &data, &len) == CLI_EXIT_OK;
-        free(path);
-        if (!ok)
-            break;
-        folder_file *grown = realloc(m->folder, (m->folder_count + 1) * sizeof *grown);
-        if (!grown) {
-            free(data);
+        if (!path || !name || lstat(path, &sb) != 0) {
             ok = false;
-            break;
+        } else if (S_ISDIR(sb.st_mode)) {
+            char *deeper = str_printf("%s/", name);
+            ok = deeper && read_folder_under(m, path, deeper);
+            free(deeper);
+        } else if (S_ISREG(sb.st_mode)) {
+            char *data = NULL;
+            size_t len = 0;
+            folder_file *grown = NULL;
+            ok = cli_read_file(m->s, path, &data, &len) == CLI_EXIT_OK &&
+                 (grown = realloc(m->folder, (m->folder_count + 1) * sizeof *grown)) != NULL;
+            if (ok) {
+                m->folder = grown;
+                m->folder[m->folder_count++] = (folder_file){name, (uint8_t *)data, len};
+                name = NULL;
+            } else {
+                free(data);
+            }
         }
-        m->folder = grown;
-        m->folder[m->folder_count].name = strdup(de->d_name);
-        m->folder[m->folder_count].data = (uint8_t *)data;
-        m->folder[m->folder_count].len = len;
-        m->folder_count++;
+        free(path);
+        free(name);
     }
     closedir(d);
+    return ok;
+}
+
+static bool read_folder(view_model *m, const char *dir)
+{
+    bool ok = read_folder_under(m, dir, "");
     if (m->folder_count)
         qsort(m->folder, m->folder_count, sizeof *m->folder, by_name);
     return ok;
+}
+
+/* A costume inside a SCUMM game converts through its game, as `trowel
+ * convert GAME -O entry=NAME` does, so that it takes its room's palette
+ * (or the game's fallback) and not a stand-in. Its files are named below
+ * the costume's folder (roomNN/costNNN/), which the page does not show. */
+static bool game_costume(const view_model *m, const vnode *n)
+{
+    if (!n->owner || n->parent == NO_NODE)
+        return false;
+    const char *id = trowel_format_id(trowel_archive_format(n->owner));
+    const char *dot = strrchr(n->name, '.');
+    return strcmp(id, "scumm-res") == 0 && dot &&
+           (strcmp(dot, ".cost") == 0 || strcmp(dot, ".akos") == 0) &&
+           m->nodes[n->parent].archive == n->owner;
+}
+
+/* The game's conversion of one costume writes roomNN/costNNN/FILE: the
+ * files are offered as FILE, as the costume's own conversion names them. */
+static void strip_costume_folder(view_model *m, const char *entry)
+{
+    const char *dot = strrchr(entry, '.');
+    size_t len = dot ? (size_t)(dot - entry) : strlen(entry);
+    for (size_t i = 0; i < m->folder_count; i++) {
+        char *name = m->folder[i].name;
+        if (strncmp(name, entry, len) == 0 && name[len] == '/')
+            memmove(name, name + len + 1, strlen(name + len + 1) + 1);
+    }
 }
 
 /* A conversion that writes a folder: made in a private temporary folder,
@@ -852,13 +901,26 @@ static trowel_status convert_folder(view_model *m, size_t id, const char *target
     }
     trowel_outdir *od = NULL;
     trowel_status st = trowel_outdir_open(m->s->ctx, dir, 0, &od);
-    if (st == TROWEL_OK)
-        st = trowel_convert_folder(m->s->ctx, m->nodes[id].archive, target, opts, nopt, od);
+    vnode *n = &m->nodes[id];
+    m->taking_notes = true;
+    char *entry_opt = NULL;
+    if (st == TROWEL_OK && game_costume(m, n) && nopt == 0) {
+        entry_opt = str_printf("entry=%s", n->name);
+        const char *game_opts[1] = {entry_opt};
+        st = entry_opt ? trowel_convert_folder(m->s->ctx, n->owner, target, game_opts, 1, od)
+                       : TROWEL_ERR_NOMEM;
+    } else if (st == TROWEL_OK) {
+        st = trowel_convert_folder(m->s->ctx, n->archive, target, opts, nopt, od);
+    }
+    m->taking_notes = false;
     trowel_outdir_close(od);
     if (st == TROWEL_OK && !read_folder(m, dir)) {
         free_folder(m);
         st = TROWEL_ERR_LIMIT;
     }
+    if (st == TROWEL_OK && entry_opt)
+        strip_costume_folder(m, n->name);
+    free(entry_opt);
     remove_tree(dir);
     free(dir);
     if (st == TROWEL_OK) {
@@ -910,6 +972,8 @@ static void api_convert(view_model *m, size_t id, const view_query *q, view_repl
                 json_object_array_add(files, fo);
             }
             json_object_object_add(o, "files", files);
+            if (m->folder_notes)
+                json_object_object_add(o, "notes", json_object_get(m->folder_notes));
             reply_json(r, o);
             return;
         }

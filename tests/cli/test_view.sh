@@ -112,7 +112,7 @@ else
   entries=(PART01 WALK.ANI BOOM.AMI ROOM.PI1 AUTO00.PRC world.grf hills.wtd
            "lvl-130.pid/12345678/3x3.png" scenes.image "scenes.image/89dac6d4.vcd" intro.bvcd)
   [ $corpus = 1 ] && entries+=(dlcp01_activities.vpp_pc "dlcp01_activities.vpp_pc/DLC_HA_08_08.str2_pc"
-                               zif.cost tentacle.000 "tentacle.000/room06/cost005.cost" cut.vpp_pc)
+                               zif.cost tentacle.000 "tentacle.000/room06/cost002.cost" cut.vpp_pc)
   TROWEL_NODE_DIR=$node_dir SHOTS=$shots timeout 300 node "$TROWEL_SOURCE/tests/tools/view_browser.js" \
     "$URL" "${entries[@]}" >"$WORK/page.jsonl" 2>"$WORK/page.err"
   assert_eq "the browser run ends well ($(head -c 300 "$WORK/page.err"))" 0 "$?"
@@ -162,7 +162,7 @@ if corpus:
     if (r := drew("zif.cost", "animation")):
         check("costume: frames change", num(r, "trowelDistinctFrames") > 1 and r["paused"] != r["stepped"])
     drew("tentacle.000", "text")
-    if (r := drew("tentacle.000/room06/cost005.cost", "animation")):
+    if (r := drew("tentacle.000/room06/cost002.cost", "animation")):
         check("a game's costume animates", num(r, "trowelFrames") >= 1)
     r = runs.get("cut.vpp_pc")
     check("a damaged packfile opens with what can be read", r is not None and r["data"].get("trowelReady") == "1")
