@@ -50,15 +50,22 @@ const tree = {
   filter: '',
 };
 
-function addNodes(list) {
-  for (const n of list) tree.nodes.set(n.id, n);
+// Entries come without their path (the parent's, '/', the name) and with
+// `expandable` only when true, so a 30,000-entry list stays small.
+function addNodes(list, parent) {
+  const base = parent === undefined ? null : tree.nodes.get(parent).path + '/';
+  for (const n of list) {
+    if (base !== null) n.path = base + n.name;
+    n.expandable = !!n.expandable;
+    tree.nodes.set(n.id, n);
+  }
   return list.map((n) => n.id);
 }
 
 async function loadKids(id) {
   if (tree.kids.has(id)) return tree.kids.get(id);
   const res = await apiJson('children', { n: id });
-  const ids = addNodes(res.nodes);
+  const ids = addNodes(res.nodes, id);
   tree.kids.set(id, ids);
   return ids;
 }

@@ -515,7 +515,8 @@ static json_object *node_summary(view_model *m, size_t id)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "id", json_object_new_uint64(id));
     json_object_object_add(o, "name", jstr(n->name));
-    json_object_object_add(o, "path", jstr(n->path));
+    if (n->parent == NO_NODE) /* an entry's path is its parent's, '/', its name */
+        json_object_object_add(o, "path", jstr(n->path));
     if (n->owner) {
         const trowel_entry *e = trowel_archive_entry(n->owner, n->entry);
         json_object_object_add(o, "size", json_object_new_uint64(e->size));
@@ -523,7 +524,8 @@ static json_object *node_summary(view_model *m, size_t id)
     } else {
         json_object_object_add(o, "size", json_object_new_uint64(n->file_size));
     }
-    json_object_object_add(o, "expandable", json_object_new_boolean(expandable(m, id)));
+    if (expandable(m, id)) /* absent: false (most entries; the list stays small) */
+        json_object_object_add(o, "expandable", json_object_new_boolean(1));
     if (n->error)
         json_object_object_add(o, "error", jstr(n->error));
     if (n->problem_count || (n->archive && trowel_archive_damaged(n->archive)) ||
