@@ -11,7 +11,10 @@
 #include <string.h>
 
 const cli_option cli_common_options[] = {
-    {OPT_QUIET, 'q', "quiet", NULL, "do not print warnings or a progress bar"},
+    {OPT_QUIET, 'q', "quiet", NULL,
+     "no warnings, problems or progress bar: only a count of them"},
+    {OPT_VERBOSE, 'v', "verbose", NULL,
+     "print every warning and problem (by default: the first few, then a count)"},
     {OPT_MEM_LIMIT, 0, "mem-limit", "BYTES",
      "cap memory sized by input data (K, M, G suffixes)"},
     {OPT_THREADS, 'T', "threads", "N",
@@ -21,6 +24,14 @@ const cli_option cli_common_options[] = {
 };
 
 /* ---------------------------------------------------------------- lookup */
+
+const cli_option *cli_option_find(const cli_option *table, cli_opt_id id)
+{
+    for (const cli_option *o = table; o->id != OPT_NONE; o++)
+        if (o->id == id)
+            return o;
+    return NULL;
+}
 
 static const cli_option *find_long_in(const cli_option *table, const char *name, size_t len)
 {

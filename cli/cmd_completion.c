@@ -177,6 +177,13 @@ static const cli_option *table_of(const cli_command *cmd, int t)
     return t == 0 ? cmd->options : cli_common_options;
 }
 
+/* A common option the command's own table also has (extract's -v): offered
+ * once, as the command's. */
+static bool shadowed(const cli_command *cmd, int t, const cli_option *o)
+{
+    return t == 1 && cli_option_find(cmd->options, o->id) != NULL;
+}
+
 /* ------------------------------------------------------------------ bash */
 
 static void bash_value_case(FILE *f, const cli_command *cmd)
@@ -185,7 +192,7 @@ static void bash_value_case(FILE *f, const cli_command *cmd)
     for (int t = 0; t < 2; t++) {
         for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
             value_kind kind = value_of(o);
-            if (kind == VALUE_NONE)
+            if (kind == VALUE_NONE || shadowed(cmd, t, o))
                 continue;
             fputs("        ", f);
             if (o->short_name)
@@ -222,6 +229,8 @@ static void bash_options_word_list(FILE *f, const cli_command *cmd)
     bool first = true;
     for (int t = 0; t < 2; t++)
         for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
+            if (shadowed(cmd, t, o))
+                continue;
             if (o->short_name) {
                 fprintf(f, "%s-%c", first ? "" : " ", o->short_name);
                 first = false;
@@ -421,7 +430,8 @@ static void print_zsh(FILE *f)
         fprintf(f, "    %s)\n        _arguments -s -S \\\n", cmd->name);
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++)
-                zsh_option(f, o, cmd->name);
+                if (!shadowed(cmd, t, o))
+                    zsh_option(f, o, cmd->name);
         operand_kind ok = operands_of(cmd->name);
         if (ok == OPERANDS_FILES)
             fputs("        '*:file:_files'\n", f);
@@ -507,7 +517,8 @@ static void print_fish(FILE *f)
         fputc('\n', f);
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++)
-                fish_option(f, cmd, o);
+                if (!shadowed(cmd, t, o))
+                    fish_option(f, cmd, o);
         operand_kind ok = operands_of(cmd->name);
         if (ok == OPERANDS_FILES)
             fprintf(f, "complete -c trowel -n '__fish_seen_subcommand_from %s' -F\n", cmd->name);
@@ -527,6 +538,8 @@ static void print_options(FILE *f)
         const cli_command *cmd = cli_commands[i];
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
+                if (shadowed(cmd, t, o))
+                    continue;
                 if (o->short_name)
                     fprintf(f, "%s -%c\n", cmd->name, o->short_name);
                 if (o->long_name)

@@ -402,7 +402,7 @@ static const cli_option extract_options[] = {
     {OPT_OPTION, 'O', "option", "KEY=VALUE", "a reading option of the format (repeatable)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_RECURSIVE, 'r', "recursive", NULL, "also extract the entries of entries that are archives"},
-    {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written"},
+    {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written, and every warning and problem"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 

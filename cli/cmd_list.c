@@ -280,7 +280,8 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
         /* What could be read was listed (the warnings said what could
          * not); the file still fails. */
         damaged = rc == CLI_EXIT_OK && trowel_archive_damaged(o.a);
-        if (damaged && !j->s->quiet) {
+        if (damaged) { /* the summary, kept under -q */
+            cli_summarise_messages(j->s);
             fprintf(stderr, CLI_PROGRAM ": ");
             cli_put_safe(stderr, cli_display_name(path));
             fputs(": damaged: not every entry can be read\n", stderr);

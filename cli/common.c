@@ -19,10 +19,43 @@
 static void on_warning(void *user, const trowel_error *w)
 {
     cli_session *s = user;
-    if (s->quiet)
+    /* One about an entry may come once per entry: it joins the file's
+     * counted messages. One about the whole file comes once. */
+    bool shown = w->entry[0] ? cli_admit_message(s) : !s->quiet;
+    if (s->silent || !shown)
         return;
     cli_progress_clear(&s->progress);
     cli_print_warning(s->file, w);
+}
+
+bool cli_admit_message(cli_session *s)
+{
+    if (s->verbose)
+        return true;
+    if (!s->quiet && s->messages_shown < CLI_MESSAGES_SHOWN) {
+        s->messages_shown++;
+        return true;
+    }
+    s->messages_hidden++;
+    return false;
+}
+
+void cli_summarise_messages(cli_session *s)
+{
+    size_t hidden = s->messages_hidden;
+    bool more = s->messages_shown > 0;
+    s->messages_shown = 0;
+    s->messages_hidden = 0;
+    if (!hidden)
+        return;
+    cli_progress_clear(&s->progress);
+    fputs(CLI_PROGRAM ": ", stderr);
+    if (s->file) {
+        cli_put_safe(stderr, s->file);
+        fputs(": ", stderr);
+    }
+    fprintf(stderr, "%zu %smessage%s not shown (-v shows %s)\n", hidden, more ? "more " : "",
+            hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them all");
 }
 
 static void on_note(void *user, const trowel_error *n)
@@ -65,6 +98,7 @@ int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
 
 void cli_session_close(cli_session *s)
 {
+    cli_summarise_messages(s);
     cli_progress_clear(&s->progress);
     trowel_ctx_free(s->ctx);
     s->ctx = NULL;
@@ -79,8 +113,12 @@ void cli_session_progress(cli_session *s)
 
 int cli_report(cli_session *s, const char *file, const char *entry)
 {
-    cli_progress_clear(&s->progress);
     trowel_error e = *trowel_ctx_last_error(s->ctx);
+    if (entry && !cli_admit_message(s))
+        return cli_status_exit(e.status == TROWEL_OK ? TROWEL_ERR_IO : e.status);
+    if (!entry)
+        cli_summarise_messages(s);
+    cli_progress_clear(&s->progress);
     if (e.status == TROWEL_OK)
         e.status = TROWEL_ERR_IO; /* a failure with no detail still fails */
     if (entry && !e.entry[0])
@@ -144,7 +182,9 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
 {
     memset(out, 0, sizeof *out);
     const char *name = cli_display_name(path);
+    cli_summarise_messages(s); /* of the file before */
     s->file = name;
+    out->s = s;
     trowel_status st;
     if (cli_is_stdin(path)) /* read by the library, so the memory limit counts it */
         st = trowel_input_open_stream(s->ctx, STDIN_FILENO, name, &out->in);
@@ -161,6 +201,8 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
 
 void cli_close_archive(cli_opened *o)
 {
+    if (o->s)
+        cli_summarise_messages(o->s);
     trowel_archive_close(o->a);
     trowel_input_close(o->in);
     o->a = NULL;

@@ -73,7 +73,8 @@ static void print_command_help(const cli_command *cmd, FILE *f)
     }
     fputs("\nCommon options:\n", f);
     for (const cli_option *o = cli_common_options; o->id != OPT_NONE; o++)
-        print_option(f, o, w);
+        if (!cli_option_find(cmd->options, o->id)) /* else shown above */
+            print_option(f, o, w);
     if (cmd->more_help)
         cmd->more_help(f);
     fputs("\nExit status: 0 success, 1 bad or unsupported input or a failed check, "
