@@ -24,6 +24,10 @@ typedef struct cli_session {
      * (cli_admit_message). */
     size_t messages_shown;
     size_t messages_hidden;
+    /* The last held-back warning about the whole file (no entry named):
+     * often the format's own summary, so the summary line shows it. */
+    trowel_error last_file_warning;
+    bool has_last_file_warning;
     cli_progress progress; /* user pointer of the progress callback */
     /* Standard output on a terminal without --force: the bytes are held
      * here and shown only if they turn out to be text (cli_close_output). */
@@ -81,12 +85,13 @@ int cli_report(cli_session *s, const char *file, const char *entry);
 /* How many messages about one file are printed before the rest are only
  * counted: a damaged archive gives one summary line, not one per entry. */
 #define CLI_MESSAGES_SHOWN 5
-/* Every per-entry message (a warning naming an entry, an entry that failed,
- * a verify problem) asks here first: true to print it. -v prints all, -q none, else
+/* Every per-entry message (a warning, an entry that failed, a verify
+ * problem) asks here first: true to print it. -v prints all, -q none, else
  * the first CLI_MESSAGES_SHOWN; those not printed are counted. */
 bool cli_admit_message(cli_session *s);
 /* "FILE: N more messages not shown (-v shows them all)" when some were held
- * back; then counts afresh. Called when a file is done. */
+ * back, after the last held-back warning about the whole file (without
+ * -q); then counts afresh. Called when a file is done. */
 void cli_summarise_messages(cli_session *s);
 
 /* --------------------------------------------------------------- helpers */

@@ -19,11 +19,17 @@
 static void on_warning(void *user, const trowel_error *w)
 {
     cli_session *s = user;
-    /* One about an entry may come once per entry: it joins the file's
-     * counted messages. One about the whole file comes once. */
-    bool shown = w->entry[0] ? cli_admit_message(s) : !s->quiet;
-    if (s->silent || !shown)
+    /* -q drops a warning about the whole file (such as "version 17 is
+     * experimental") outright; those about entries are counted. */
+    if (s->silent || (s->quiet && !w->entry[0]))
         return;
+    if (!cli_admit_message(s)) {
+        if (!w->entry[0]) {
+            s->last_file_warning = *w;
+            s->has_last_file_warning = true;
+        }
+        return;
+    }
     cli_progress_clear(&s->progress);
     cli_print_warning(s->file, w);
 }
@@ -44,11 +50,19 @@ void cli_summarise_messages(cli_session *s)
 {
     size_t hidden = s->messages_hidden;
     bool more = s->messages_shown > 0;
+    bool last = s->has_last_file_warning && !s->quiet;
     s->messages_shown = 0;
     s->messages_hidden = 0;
+    s->has_last_file_warning = false;
     if (!hidden)
         return;
     cli_progress_clear(&s->progress);
+    if (last) { /* e.g. "damaged image: 0 of its 51 scenes can be read" */
+        cli_print_warning(s->file, &s->last_file_warning);
+        if (!--hidden)
+            return;
+        more = true;
+    }
     fputs(CLI_PROGRAM ": ", stderr);
     if (s->file) {
         cli_put_safe(stderr, s->file);

@@ -95,7 +95,8 @@ assert_rc "cut table: exit 1" 1
 assert_contains "cut table: says how many entries are lost" "$ERR" \
     "the table of 51 scene entries at 0x2980 runs past the end of the file: 41 of them are lost"
 
-# -q keeps the warnings quiet, not the summary nor the exit status.
+# -q keeps the warnings quiet (those about entries only counted), not the
+# summary nor the exit status.
 run "$TROWEL" list -q half.image
 assert_rc "cut image: list -q still exits 1" 1
 assert_eq "cut image: list -q prints only the summary" \
