@@ -46,7 +46,7 @@ trowel_status trowel_palette_load_rgb768(trowel_ctx *ctx, const char *path, trow
     uint8_t rgb[768];
     if (trowel_reader_size(&r) != sizeof rgb) {
         trowel_input_close(in);
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "palette=%s: not a palette (768 bytes: 256 RGB triplets)", path);
     }
     s = trowel_read_bytes(&r, rgb, sizeof rgb);
@@ -101,7 +101,7 @@ trowel_status trowel_image_palette(const trowel_frames *f, const char *const *op
     if (s != TROWEL_OK)
         return s;
     if (pal->count < f->colours)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "palette=%s has %u colours; these pixels need %u", file ? file : "",
                            pal->count, f->colours);
     pal->count = f->colours; /* a 256-colour file for a 16-colour image: first 16 */

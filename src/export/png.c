@@ -454,7 +454,7 @@ trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const u
     }
     trowel_mem_free(ctx, rd.pixels);
     if (rd.not_indexed)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s: not an indexed PNG",
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "%s: not an indexed PNG",
                            name);
     if (rd.job.status == TROWEL_ERR_LIMIT || rd.job.status == TROWEL_ERR_NOMEM)
         return rd.job.status;

@@ -1249,7 +1249,7 @@ static trowel_status write_image(builder *b, trowel_sink *out)
     qsort(b->scenes, b->count, sizeof *b->scenes, by_build_crc);
     for (size_t i = 1; i < b->count; i++)
         if (b->scenes[i].crc == b->scenes[i - 1].crc)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                                "two scenes hash to %08lx (%s, %s): the engine could find only one",
                                (unsigned long)b->scenes[i].crc,
                                b->scenes[i - 1].name ? b->scenes[i - 1].name : "(base)",
@@ -1348,7 +1348,7 @@ static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p,
         uint32_t crc = scene_crc(name);
         for (size_t j = 0; j < *n; j++)
             if (crcs[j] == crc)
-                return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                                    "%s: another source has the same scene name (CRC %08lx)",
                                    p->sources[i].name, (unsigned long)crc);
         crcs[(*n)++] = crc;
@@ -1490,7 +1490,7 @@ static trowel_status manifest_version(trowel_ctx *ctx, json_object *manifest, bu
         return TROWEL_OK;
     int version = json_object_get_int(v);
     if (version != 2 && version != 3)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "the manifest's version %d is not 2 or 3", version);
     b->version = (uint32_t)version;
     *version_given = true;
