@@ -3,6 +3,7 @@
  * (see cli.h).
  */
 #include "cli.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -170,6 +171,7 @@ int cli_find_format(const char *verb, const char *id, const trowel_format **out)
     fputs("' (known: ", stderr);
     list_format_ids(stderr);
     fputs(")\n", stderr);
+    cli_suggest_format(stderr, id);
     fprintf(stderr, "Try '" CLI_PROGRAM " formats'.\n");
     return CLI_EXIT_USAGE;
 }
@@ -570,8 +572,11 @@ int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
     if (cli_args_has(args, OPT_RAW))
         opts[n++] = "raw=1";
     int rc = CLI_EXIT_OK;
-    if (n && trowel_archive_set_options(a, opts, n) != TROWEL_OK)
+    if (n && trowel_archive_set_options(a, opts, n) != TROWEL_OK) {
         rc = cli_report(s, path, NULL);
+        if (rc == CLI_EXIT_USAGE)
+            cli_suggest_options(stderr, trowel_archive_format(a), CLI_READ_OPTIONS, opts, n);
+    }
     free(opts);
     return rc;
 }

@@ -4,6 +4,7 @@
  */
 #include "cli.h"
 #include "signals.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <string.h>
@@ -165,7 +166,12 @@ static int dispatch(int argc, char **argv)
         return run_command(cmd, argc - 2, argv + 2);
     if (word[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s' (a command comes first)", word);
-    return cli_usage_error(NULL, "unknown command '%s'", word);
+    fputs(CLI_PROGRAM ": unknown command '", stderr);
+    cli_put_safe(stderr, word);
+    fputs("'\n", stderr);
+    cli_suggest_command(stderr, word);
+    fputs("Try '" CLI_PROGRAM " --help'.\n", stderr);
+    return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
