@@ -58,6 +58,7 @@ extern const cli_command cli_cmd_decompress;
 extern const cli_command cli_cmd_completion;
 extern const cli_command cli_cmd_mount;
 extern const cli_command cli_cmd_umount;
+extern const cli_command cli_cmd_scan;
 
 /* The libfuse version trowel mount was built with, or NULL when it was
  * built without libfuse3 (cmd_mount.c). */

@@ -3,8 +3,10 @@
  * its header. A file that fails is reported and the others still shown.
  */
 #include "batch.h"
+#include "scan.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 static void print_info_text(const char *path, const trowel_archive *a)
 {
@@ -50,9 +52,27 @@ static int info_json(cli_session *s, const char *path, trowel_archive *a, json_o
     return rc;
 }
 
+static bool is_folder(const char *path)
+{
+    struct stat st;
+    return !cli_is_stdin(path) && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A folder: every file in it identified, as trowel scan does (a JSON array
+ * of its own when it is the only operand). */
+static int info_folder(cli_session *s, const char *path, bool json, json_object *array)
+{
+    json_object *own = json && !array ? json_object_new_array() : NULL;
+    int rc = cli_scan_operand(s, path, array ? array : own, NULL);
+    cli_print_json_and_put(own);
+    return rc;
+}
+
 static int info_one(cli_session *s, const char *path, const trowel_format *fmt, bool json,
                     json_object *array)
 {
+    if (is_folder(path))
+        return info_folder(s, path, json, array);
     cli_opened o;
     int rc = cli_open_archive(s, path, fmt, &o);
     if (rc != CLI_EXIT_OK) {
@@ -95,11 +115,12 @@ static const cli_option info_options[] = {
 
 const cli_command cli_cmd_info = {
     .name = "info",
-    .synopsis = "info FILE... [--json] [-t FORMAT]",
+    .synopsis = "info FILE|DIR... [--json] [-t FORMAT]",
     .summary = "detect files and summarise them (format, version, header fields)",
     .description =
         "Detect the format of each FILE ('-': standard input) and print its\n"
-        "header fields and entry count. A file that cannot be read is reported\n"
+        "header fields and entry count. A folder is scanned as 'trowel scan DIR'\n"
+        "does: one line a file in it. A file that cannot be read is reported\n"
         "and the others are still shown; the exit status is then 1. With --json\n"
         "and several files, the array holds such a file as {\"file\", \"error\":\n"
         "{\"status\", \"message\", \"entry\", \"offset\"}}.",

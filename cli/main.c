@@ -10,7 +10,7 @@
 #include <string.h>
 
 const cli_command *const cli_commands[] = {
-    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_list,       &cli_cmd_extract,
+    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_scan,       &cli_cmd_list,  &cli_cmd_extract,
     &cli_cmd_create,  &cli_cmd_verify,  &cli_cmd_convert,    &cli_cmd_compress,
     &cli_cmd_decompress, &cli_cmd_mount,  &cli_cmd_umount,     &cli_cmd_completion,
 };
