@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 /* What an option's value is, for completing it. */
@@ -109,21 +110,64 @@ static void target_ids(words *ws)
         add_list(ws, trowel_format_convert_targets(trowel_format_at(i)));
 }
 
-/* "key=" for each -O key the command takes: create's from the formats'
- * create option lines, extract's and convert's from their option tables. */
+/* Which -O keys a command takes: create's from the formats' create option
+ * lines, compress's the codecs' (level=), extract's and mount's the
+ * reading options, convert's the convert options. */
+typedef enum key_kind { KEYS_CREATE, KEYS_CODEC, KEYS_READ, KEYS_CONVERT } key_kind;
+
+static key_kind keys_of(const char *verb)
+{
+    if (strcmp(verb, "create") == 0)
+        return KEYS_CREATE;
+    if (strcmp(verb, "compress") == 0 || strcmp(verb, "decompress") == 0)
+        return KEYS_CODEC;
+    if (strcmp(verb, "extract") == 0 || strcmp(verb, "mount") == 0)
+        return KEYS_READ;
+    return KEYS_CONVERT;
+}
+
+/* Every "KEY=" before the ':' of one create option line ("width=W,
+ * height=H: size of ..." gives width= and height=). */
+static void create_line_keys(words *ws, const char *line, size_t len)
+{
+    const char *colon = memchr(line, ':', len);
+    size_t head = colon ? (size_t)(colon - line) : len;
+    char key[64];
+    for (size_t i = 0; i < head;) {
+        size_t start = i;
+        while (i < head && (isalnum((unsigned char)line[i]) || line[i] == '_' || line[i] == '-'))
+            i++;
+        if (i < head && line[i] == '=' && i > start && i - start + 2 <= sizeof key) {
+            snprintf(key, sizeof key, "%.*s=", (int)(i - start), line + start);
+            words_add(ws, key, i - start + 1);
+        }
+        while (i < head && line[i] != ',' && line[i] != ' ')
+            i++;
+        while (i < head && (line[i] == ',' || line[i] == ' '))
+            i++;
+    }
+}
+
 static void option_keys(words *ws, const char *verb)
 {
+    key_kind kind = keys_of(verb);
+    if (kind == KEYS_CODEC) {
+        int lo, hi, def;
+        for (size_t i = 0; i < trowel_codec_count(); i++)
+            if (trowel_codec_levels(trowel_codec_at(i), &lo, &hi, &def)) {
+                words_add(ws, "level=", 6);
+                break;
+            }
+        return;
+    }
     char key[64];
     for (size_t i = 0; i < trowel_format_count(); i++) {
         const trowel_format *f = trowel_format_at(i);
-        if (strcmp(verb, "create") == 0) {
+        if (kind == KEYS_CREATE) {
             for (const char *line = trowel_format_create_options(f); *line;) {
-                size_t n = strcspn(line, "=\n");
-                if (line[n] == '=' && n + 2 <= sizeof key) {
-                    snprintf(key, sizeof key, "%.*s=", (int)n, line);
-                    words_add(ws, key, n + 1);
-                }
-                line += strcspn(line, "\n");
+                size_t n = strcspn(line, "\n");
+                create_line_keys(ws, line, n);
+                line += n;
                 line += *line == '\n';
             }
             continue;
@@ -131,7 +175,7 @@ static void option_keys(words *ws, const char *verb)
         const trowel_option_info *o;
         for (size_t k = 0; (o = trowel_format_option_at(f, k)) != NULL; k++) {
             bool reading = o->targets == NULL;
-            if (reading != (strcmp(verb, "extract") == 0))
+            if (reading != (kind == KEYS_READ))
                 continue;
             int n = snprintf(key, sizeof key, "%s=", o->key);
             if (n > 0 && (size_t)n < sizeof key)
