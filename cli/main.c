@@ -108,8 +108,14 @@ static int help_command(int argc, char **argv)
     if (argc > 1)
         return cli_usage_error("help", "takes one command name");
     const cli_command *cmd = find_command(argv[0]);
-    if (!cmd)
-        return cli_usage_error(NULL, "no command '%s' to show help for", argv[0]);
+    if (!cmd) {
+        fputs(CLI_PROGRAM ": no command '", stderr);
+        cli_put_safe(stderr, argv[0]);
+        fputs("' to show help for\n", stderr);
+        cli_suggest_command(stderr, argv[0]);
+        fputs("Try '" CLI_PROGRAM " --help'.\n", stderr);
+        return CLI_EXIT_USAGE;
+    }
     print_command_help(cmd, stdout);
     return CLI_EXIT_OK;
 }

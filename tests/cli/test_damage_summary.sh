@@ -102,6 +102,19 @@ listed=$(printf '%s\n' "$ERR" | grep -vc 'warning:\|problems found')
 assert_eq "verify --json: every problem -v prints on stderr" "$listed" "$n"
 assert_ne "verify --json: more problems than shown by default" "" "$(test "$n" -gt 5 && echo yes)"
 
+# ---- one failure per entry (the memory limit): bounded the same way
+"$TROWEL" create -t vpp -O compressed=1 -o many.vpp_pc -C src $(cd src && ls) 2>/dev/null || exit 1
+run "$TROWEL" extract --mem-limit 300K many.vpp_pc -C limited
+assert_rc "40 entries over the memory limit: exit 1" 1
+assert_eq "40 entries over the memory limit: 5 lines and the count" 6 \
+    "$(printf '%s\n' "$ERR" | wc -l | tr -d ' ')"
+assert_contains "40 entries over the memory limit: the count" "$ERR" \
+    "trowel: many.vpp_pc: 35 more messages not shown (-v shows them all)"
+rm -rf limited
+run "$TROWEL" extract -v --mem-limit 300K many.vpp_pc -C limited
+assert_eq "40 entries over the memory limit, -v: one line each" 40 \
+    "$(printf '%s\n' "$ERR" | grep -c 'over the memory limit')"
+
 # ---- several files: each gets its own bound and count
 run "$TROWEL" list cut.vpp_pc cut.PRT
 assert_eq "two damaged files: a count line each" 2 "$(printf '%s\n' "$ERR" | grep -c 'more messages not shown')"

@@ -95,6 +95,14 @@ assert_contains "a mistyped target: the suggestion" "$ERR" "Did you mean 'png'?"
 run "$TROWEL" extract -O rwa=1 -C x "$C/valve/ez2/scenes/scenes.image"
 assert_usage_error "a mistyped -O key"
 assert_contains "a mistyped -O key: the suggestion" "$ERR" "Did you mean '-O raw=1'?"
+run "$TROWEL" list --jsno tree/cloth_sim.vpp_pc
+assert_usage_error "a mistyped option"
+assert_contains "a mistyped option: the suggestion" "$ERR" "Did you mean '--json'?"
+run "$TROWEL" help extrat
+assert_contains "help of a mistyped command: the suggestion" "$ERR" "Did you mean 'extract'?"
+run "$TROWEL" convert "$C/scumm/openquest/cube.cost" -o c.png -O colums=2
+assert_contains "a mistyped convert key: the suggestion keeps the value" "$ERR" \
+    "Did you mean '-O columns=2'?"
 run "$TROWEL" frobnicate
 assert_not_contains "no suggestion when nothing is close" "$ERR" "Did you mean"
 
