@@ -28,6 +28,10 @@ typedef struct cli_session {
      * often the format's own summary, so the summary line shows it. */
     trowel_error last_file_warning;
     bool has_last_file_warning;
+    /* When set, every warning of the library is also handed here, shown or
+     * not: --json output keeps the full list (cli_keep_warnings). */
+    void (*keep_warning)(void *user, const trowel_error *w);
+    void *keep_warning_user;
     cli_progress progress; /* user pointer of the progress callback */
     /* Standard output on a terminal without --force: the bytes are held
      * here and shown only if they turn out to be text (cli_close_output). */

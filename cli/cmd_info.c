@@ -31,17 +31,22 @@ static void print_info_text(const char *path, const trowel_archive *a)
 }
 
 /* Prints the file's JSON, or adds it to array when several are shown. */
-static int info_json(cli_session *s, const char *path, trowel_archive *a, json_object *array)
+static int info_json(cli_session *s, const char *path, trowel_archive *a, json_object *array,
+                     json_object *warnings)
 {
     char *text = NULL;
     if (trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_PRETTY, &text) != TROWEL_OK)
         return cli_report(s, path, NULL);
     int rc = CLI_EXIT_OK;
-    if (!array) {
+    bool warned = json_object_array_length(warnings) > 0;
+    if (!array && !warned) {
         cli_print_json_text(text);
     } else {
         json_object *o = json_tokener_parse(text);
-        if (o)
+        cli_json_add_warnings(o, warnings);
+        if (o && !array)
+            cli_print_json_and_put(o);
+        else if (o)
             json_object_array_add(array, cli_json_with_file(o, path));
         else {
             cli_error("%s: the library made JSON that does not parse", path);
@@ -74,16 +79,22 @@ static int info_one(cli_session *s, const char *path, const trowel_format *fmt, 
     if (is_folder(path))
         return info_folder(s, path, json, array);
     cli_opened o;
+    json_object *warnings = json_object_new_array(); /* --json keeps them all */
+    if (json)
+        cli_keep_warnings(s, warnings);
     int rc = cli_open_archive(s, path, fmt, &o);
+    cli_keep_warnings(s, NULL);
     if (rc != CLI_EXIT_OK) {
         if (array) /* a failure is an element too, so that none goes missing */
             json_object_array_add(array, cli_json_failure(s, path));
+        json_object_put(warnings);
         return rc;
     }
     if (json)
-        rc = info_json(s, path, o.a, array);
+        rc = info_json(s, path, o.a, array, warnings);
     else
         print_info_text(path, o.a);
+    json_object_put(warnings);
     if (rc == CLI_EXIT_OK && trowel_archive_damaged(o.a))
         rc = CLI_EXIT_FAILURE; /* shown, but the file is damaged */
     cli_close_archive(&o);
@@ -123,7 +134,8 @@ const cli_command cli_cmd_info = {
         "does: one line a file in it. A file that cannot be read is reported\n"
         "and the others are still shown; the exit status is then 1. With --json\n"
         "and several files, the array holds such a file as {\"file\", \"error\":\n"
-        "{\"status\", \"message\", \"entry\", \"offset\"}}.",
+        "{\"status\", \"message\", \"entry\", \"offset\"}}. A file that warned also\n"
+        "has \"warnings\": [{\"message\", \"entry\", \"offset\"}], every one.",
     .options = info_options,
     .run = run_info,
 };

@@ -200,7 +200,8 @@ static void print_names(const trowel_archive *a, const shown *sel)
 
 /* The archive's JSON; with patterns, only the entries they match. */
 static json_object *archive_json(cli_session *s, const char *path, trowel_archive *a,
-                                 const shown *sel, const cli_patterns *pats)
+                                 const shown *sel, const cli_patterns *pats,
+                                 json_object *warnings)
 {
     char *text = NULL;
     if (trowel_archive_to_json(a, TROWEL_JSON_ENTRIES, &text) != TROWEL_OK) {
@@ -228,6 +229,7 @@ static json_object *archive_json(cli_session *s, const char *path, trowel_archiv
     }
     if (!o)
         cli_error("%s: the library made JSON that does not parse", cli_display_name(path));
+    cli_json_add_warnings(o, warnings);
     return o;
 }
 
@@ -237,6 +239,7 @@ typedef struct list_job {
     const trowel_format *fmt;
     cli_patterns patterns;
     json_object *array; /* --json with several files */
+    json_object *warnings; /* --json: the file's warnings, every one */
     bool unnamed;       /* some archive keeps hashes for names */
     size_t opened;      /* archives that could be read */
 } list_job;
@@ -348,6 +351,7 @@ static int show_recursive(list_job *j, const char *path, trowel_archive *a, size
             return cli_report(j->s, cli_display_name(path), NULL);
         }
         json_object_object_add(o, "entries", rows);
+        cli_json_add_warnings(o, j->warnings);
         if (j->array)
             json_object_array_add(j->array, cli_json_with_file(o, path));
         else
@@ -369,7 +373,7 @@ static int show(list_job *j, const char *path, trowel_archive *a, size_t index, 
     if (rc != CLI_EXIT_OK)
         return rc;
     if (cli_args_has(j->args, OPT_JSON)) {
-        json_object *o = archive_json(j->s, path, a, &sel, &j->patterns);
+        json_object *o = archive_json(j->s, path, a, &sel, &j->patterns, j->warnings);
         if (!o)
             rc = CLI_EXIT_FAILURE;
         else if (j->array)
@@ -391,6 +395,10 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
 {
     cli_opened o;
     bool damaged = false;
+    if (cli_args_has(j->args, OPT_JSON)) {
+        j->warnings = json_object_new_array();
+        cli_keep_warnings(j->s, j->warnings);
+    }
     int rc = cli_open_archive(j->s, path, j->fmt, &o);
     if (rc == CLI_EXIT_OK) {
         j->opened++;
@@ -412,6 +420,9 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
     }
     if (rc != CLI_EXIT_OK && j->array)
         json_object_array_add(j->array, cli_json_failure(j->s, path));
+    cli_keep_warnings(j->s, NULL);
+    json_object_put(j->warnings);
+    j->warnings = NULL;
     return damaged ? CLI_EXIT_FAILURE : rc;
 }
 
@@ -465,7 +476,9 @@ const cli_command cli_cmd_list = {
         "\"written_size\" to each entry. With --json: {\"format\", \"version\", ..., \"entries\":\n"
         "[{\"name\", \"size\", \"packed_size\", \"offset\", \"method\", ...}]}; with\n"
         "several archives, an array of them, each with \"file\", and a failed one\n"
-        "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}.\n"
+        "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}. A\n"
+        "file that warned also has \"warnings\": [{\"message\", \"entry\", \"offset\"}],\n"
+        "every one (standard error shows the first few).\n"
         "With --names LIST, standard error says how many names were recovered.\n"
         "With -r, an entry that is an archive itself (a .str2_pc in a .vpp_pc) is\n"
         "followed by its own entries, named by path: OUTER.str2_pc/INNER (offsets\n"

@@ -22,7 +22,11 @@ static void on_warning(void *user, const trowel_error *w)
     cli_session *s = user;
     /* -q drops a warning about the whole file (such as "version 17 is
      * experimental") outright; those about entries are counted. */
-    if (s->silent || (s->quiet && !w->entry[0]))
+    if (s->silent)
+        return;
+    if (s->keep_warning)
+        s->keep_warning(s->keep_warning_user, w);
+    if (s->quiet && !w->entry[0])
         return;
     if (!cli_admit_message(s)) {
         if (!w->entry[0]) {

@@ -102,6 +102,20 @@ listed=$(printf '%s\n' "$ERR" | grep -vc 'warning:\|problems found')
 assert_eq "verify --json: every problem -v prints on stderr" "$listed" "$n"
 assert_ne "verify --json: more problems than shown by default" "" "$(test "$n" -gt 5 && echo yes)"
 
+# ---- list --json and info --json keep every warning ("warnings", an added key)
+for f in cut.image cut.vpp_pc cut.PRT lone/lvl-130.pid; do
+    run "$TROWEL" list -v "$f"
+    all=$(printf '%s\n' "$ERR" | grep -c ': warning: ')
+    run "$TROWEL" list --json "$f"
+    kept=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["warnings"]))')
+    assert_eq "list --json $f: every warning -v prints" "$all" "$kept"
+    run "$TROWEL" info --json "$f"
+    kept=$(printf '%s' "$OUT" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["warnings"]))')
+    assert_eq "info --json $f: every warning -v prints" "$all" "$kept"
+done
+run "$TROWEL" list --json whole.PRT
+assert_not_contains "list --json of a whole file: no warnings key" "$OUT" '"warnings"'
+
 # ---- one failure per entry (the memory limit): bounded the same way
 "$TROWEL" create -t vpp -O compressed=1 -o many.vpp_pc -C src $(cd src && ls) 2>/dev/null || exit 1
 run "$TROWEL" extract --mem-limit 300K many.vpp_pc -C limited
