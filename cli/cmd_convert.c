@@ -285,6 +285,15 @@ static bool names_one_file(const char *out, const char *target)
            strcmp(ext, target) == 0;
 }
 
+/* An OUT ending in .png or .gif for the other of the two targets (--to
+ * png -o X.gif): neither one file of that kind nor a plain folder name. */
+static bool picture_name_of_another(const char *out, const char *target)
+{
+    char buf[8];
+    const char *ext = extension_of(out, buf, sizeof buf);
+    return ext && (strcmp(ext, "png") == 0 || strcmp(ext, "gif") == 0) && strcmp(ext, target) != 0;
+}
+
 static int convert_to_file(convert_job *j, trowel_archive *a, const char *target, const char *out)
 {
     cli_session *s = j->s;
@@ -335,7 +344,12 @@ static int convert_one(convert_job *j, const trowel_format *fmt, const char *pat
         }
         out = made;
     }
-    if (rc == CLI_EXIT_OK && !trowel_convert_makes_folder(o.a, target))
+    if (rc == CLI_EXIT_OK && trowel_convert_makes_folder(o.a, target) &&
+        picture_name_of_another(out, target))
+        rc = cli_usage_error(s->verb, "%s names a picture file, but --to %s writes %s: give "
+                                      "-o NAME.%s for one file or a folder name",
+                             out, target, strcmp(target, "png") == 0 ? "PNGs" : "GIFs", target);
+    else if (rc == CLI_EXIT_OK && !trowel_convert_makes_folder(o.a, target))
         rc = convert_to_file(j, o.a, target, out);
     else if (rc == CLI_EXIT_OK && names_one_file(out, target))
         rc = convert_folder_to_one_file(j, o.a, target, out);

@@ -50,6 +50,9 @@ first=$(ls gifs | sort | head -n 1)
 assert_same_file "-o cube.gif: the first animation" "gifs/$first" cube.gif
 assert_contains "-o cube.gif: says which of how many" "$ERR" \
     "the first of $(ls gifs | wc -l | tr -d ' ') animations ($first)"
+run "$TROWEL" convert "$OQ/cube.cost" --to png -o other.gif
+assert_rc "--to png -o other.gif: a usage error" 2
+assert_no_file "--to png -o other.gif: nothing" other.gif
 if [ -f "$OQ/tentacle.000" ]; then
     run "$TROWEL" convert "$OQ/tentacle.000" -o game.png
     assert_rc "a whole game to one .png: a usage error" 2
