@@ -20,6 +20,18 @@ assert_no_file "costume=99: nothing written" none.png
 run "$TROWEL" convert "$OQ/tentacle.000" --to png -O costume=abc -o none.png
 assert_rc "costume=abc (not a number whatever the game): still a usage error" 2
 
+# ---- a frame or colour past what the picture holds
+{ printf 'SET\x00\x00\x01'; printf '\x00\x00\x00\x00\x00\x08\x00\x01\x00\x04\x00\x00\x00\x00\x00\x00'
+  printf '\x80'; head -c 7 /dev/zero; } >ROBOT.SET
+run "$TROWEL" convert ROBOT.SET -o r.png -O frame=99
+assert_rc "frame=99 of a one-frame picture: exit 1" 1
+assert_eq "frame=99: says how many there are" "trowel: ROBOT.SET: frame=99: this file has 1 frame (0 to 0)" "$ERR"
+run "$TROWEL" convert ROBOT.SET -o r.png -O transparent=300
+assert_rc "transparent=300 of 16 colours: exit 1" 1
+run "$TROWEL" convert ROBOT.SET -o r.png -O frame=x
+assert_rc "frame=x (no number whatever the file): still a usage error" 2
+assert_no_file "no picture left by any of them" r.png
+
 # ---- an option naming a file whose contents are wrong
 printf 'abcde' >bad.pal
 run "$TROWEL" convert "$OQ/cube.cost" --to png -O palette=bad.pal -o none.png
