@@ -206,7 +206,8 @@ static int keep_one(convert_job *j, const char *tmp, const char *target, const c
     bool gif = strcmp(target, "gif") == 0;
     found f = {0};
     find_files(tmp, gif, &f);
-    qsort(f.paths, f.count, sizeof *f.paths, by_path);
+    if (f.count) /* qsort wants an array, even for none */
+        qsort(f.paths, f.count, sizeof *f.paths, by_path);
     int rc = CLI_EXIT_OK;
     if (f.count == 0) {
         cli_error("%s: the conversion to %s gave no %s", j->s->file, target,

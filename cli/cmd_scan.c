@@ -190,7 +190,8 @@ static void scan_dir(scan_job *j, const char *path)
         snprintf(names[n++], len, "%s%s%s", path, slash ? "" : "/", e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n) /* qsort wants an array, even for none */
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; i++) {
         scan_tree(j, names[i]);
         free(names[i]);
