@@ -4,6 +4,7 @@
 #include "args.h"
 
 #include "output.h"
+#include "suggest.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +12,10 @@
 #include <string.h>
 
 const cli_option cli_common_options[] = {
-    {OPT_QUIET, 'q', "quiet", NULL, "do not print warnings or a progress bar"},
+    {OPT_QUIET, 'q', "quiet", NULL,
+     "no warnings, problems or progress bar: only a count of them"},
+    {OPT_VERBOSE, 'v', "verbose", NULL,
+     "print every warning and problem (by default: the first few, then a count)"},
     {OPT_MEM_LIMIT, 0, "mem-limit", "BYTES",
      "cap memory sized by input data (K, M, G suffixes)"},
     {OPT_THREADS, 'T', "threads", "N",
@@ -21,6 +25,14 @@ const cli_option cli_common_options[] = {
 };
 
 /* ---------------------------------------------------------------- lookup */
+
+const cli_option *cli_option_find(const cli_option *table, cli_opt_id id)
+{
+    for (const cli_option *o = table; o->id != OPT_NONE; o++)
+        if (o->id == id)
+            return o;
+    return NULL;
+}
 
 static const cli_option *find_long_in(const cli_option *table, const char *name, size_t len)
 {
@@ -68,6 +80,29 @@ static void add_opt(parser *p, cli_opt_id id, const char *value)
     p->out->opt_count++;
 }
 
+/* An unknown --option, with the closest the command has when it looks
+ * like a typo (--jsno: --json). */
+static int unknown_long(const parser *p, const char *name, size_t len)
+{
+    const char *names[64];
+    size_t n = 0;
+    const cli_option *tables[2] = {p->options, cli_common_options};
+    for (int t = 0; t < 2; t++)
+        for (const cli_option *o = tables[t]; o->id != OPT_NONE && n < 64; o++)
+            if (o->long_name)
+                names[n++] = o->long_name;
+    char word[64];
+    snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), name);
+    const char *best = cli_closest(word, names, n);
+    fprintf(stderr, CLI_PROGRAM ": %s: unknown option '--", p->verb);
+    cli_put_safe(stderr, word);
+    fputs("'\n", stderr);
+    if (best)
+        fprintf(stderr, "Did you mean '--%s'?\n", best);
+    fprintf(stderr, "Try '" CLI_PROGRAM " %s --help'.\n", p->verb);
+    return CLI_EXIT_USAGE;
+}
+
 /* "--name", "--name=value" or "--name value". */
 static int parse_long(parser *p, const char *word)
 {
@@ -76,7 +111,7 @@ static int parse_long(parser *p, const char *word)
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     const cli_option *o = find_long(p->options, name, len);
     if (!o)
-        return cli_usage_error(p->verb, "unknown option '--%.*s'", (int)len, name);
+        return unknown_long(p, name, len);
     if (!o->arg_name) {
         if (eq)
             return cli_usage_error(p->verb, "option '--%s' takes no value", o->long_name);

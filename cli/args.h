@@ -72,8 +72,12 @@ typedef struct cli_args {
     size_t operand_count;
 } cli_args;
 
-/* The options every verb accepts besides its own. */
+/* The options every verb accepts besides its own (a verb's own entry for
+ * the same option, such as extract's -v, is the one its help shows). */
 extern const cli_option cli_common_options[];
+
+/* The entry of table for id, or NULL. */
+const cli_option *cli_option_find(const cli_option *table, cli_opt_id id);
 
 /* Sorts argv[0..argc) (the words after the verb) into options and operands.
  * options ends with an entry whose id is OPT_NONE. On a bad word prints a

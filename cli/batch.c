@@ -224,6 +224,29 @@ json_object *cli_json_error(const trowel_error *e)
     return o;
 }
 
+static void keep_warning(void *user, const trowel_error *w)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "message", json_object_new_string(w->message));
+    if (w->entry[0])
+        json_object_object_add(o, "entry", json_object_new_string(w->entry));
+    if (w->offset != TROWEL_NO_OFFSET)
+        json_object_object_add(o, "offset", json_object_new_uint64(w->offset));
+    json_object_array_add(user, o);
+}
+
+void cli_keep_warnings(cli_session *s, json_object *warnings)
+{
+    s->keep_warning = warnings ? keep_warning : NULL;
+    s->keep_warning_user = warnings;
+}
+
+void cli_json_add_warnings(json_object *o, json_object *warnings)
+{
+    if (o && warnings && json_object_array_length(warnings) > 0)
+        json_object_object_add(o, "warnings", json_object_get(warnings));
+}
+
 json_object *cli_json_failure(const cli_session *s, const char *path)
 {
     json_object *o = json_object_new_object();

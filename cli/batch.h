@@ -78,6 +78,12 @@ void cli_print_json_and_put(json_object *o);
 json_object *cli_json_with_file(json_object *o, const char *path);
 /* An error as {"status", "message", "entry"?, "offset"?}. */
 json_object *cli_json_error(const trowel_error *e);
+/* --json: every warning of the library from now on is also added to
+ * warnings, as {"message", "entry"?, "offset"?} (NULL: stop). */
+void cli_keep_warnings(cli_session *s, json_object *warnings);
+/* Adds "warnings": [...] to o when any were kept (o stays as it was
+ * otherwise). */
+void cli_json_add_warnings(json_object *o, json_object *warnings);
 /* {"file": path, "error": {...}} from the session's last error. */
 json_object *cli_json_failure(const cli_session *s, const char *path);
 

@@ -17,7 +17,21 @@ typedef struct cli_session {
     const char *verb;
     bool quiet;
     bool verbose;
+    bool silent;           /* drop the library's warnings (a quiet probe) */
     const char *file;      /* the file warnings name; NULL: none */
+    /* Messages about s->file (warnings, failed entries, verify problems):
+     * how many were printed, and how many held back for one summary line
+     * (cli_admit_message). */
+    size_t messages_shown;
+    size_t messages_hidden;
+    /* The last held-back warning about the whole file (no entry named):
+     * often the format's own summary, so the summary line shows it. */
+    trowel_error last_file_warning;
+    bool has_last_file_warning;
+    /* When set, every warning of the library is also handed here, shown or
+     * not: --json output keeps the full list (cli_keep_warnings). */
+    void (*keep_warning)(void *user, const trowel_error *w);
+    void *keep_warning_user;
     cli_progress progress; /* user pointer of the progress callback */
     /* Standard output on a terminal without --force: the bytes are held
      * here and shown only if they turn out to be text (cli_close_output). */
@@ -49,6 +63,7 @@ extern const cli_command cli_cmd_completion;
 extern const cli_command cli_cmd_mount;
 extern const cli_command cli_cmd_umount;
 extern const cli_command cli_cmd_view;
+extern const cli_command cli_cmd_scan;
 
 /* The libfuse version trowel mount was built with, or NULL when it was
  * built without libfuse3 (cmd_mount.c). */
@@ -68,8 +83,22 @@ void cli_session_close(cli_session *s);
 void cli_session_progress(cli_session *s);
 
 /* Prints the context's last error for file and returns the exit status it
- * calls for. With entry non-NULL, names it when the error does not. */
+ * calls for. With entry non-NULL, names it when the error does not, and the
+ * line is one of the file's messages (cli_admit_message); without, it is a
+ * summary: the count of held-back messages is printed first. */
 int cli_report(cli_session *s, const char *file, const char *entry);
+
+/* How many messages about one file are printed before the rest are only
+ * counted: a damaged archive gives one summary line, not one per entry. */
+#define CLI_MESSAGES_SHOWN 5
+/* Every per-entry message (a warning, an entry that failed, a verify
+ * problem) asks here first: true to print it. -v prints all, -q none, else
+ * the first CLI_MESSAGES_SHOWN; those not printed are counted. */
+bool cli_admit_message(cli_session *s);
+/* "FILE: N more messages not shown (-v shows them all)" when some were held
+ * back, after the last held-back warning about the whole file (without
+ * -q); then counts afresh. Called when a file is done. */
+void cli_summarise_messages(cli_session *s);
 
 /* --------------------------------------------------------------- helpers */
 
@@ -93,6 +122,7 @@ bool cli_is_stdin(const char *path);
 typedef struct cli_opened {
     trowel_input *in;
     trowel_archive *a;
+    cli_session *s; /* closing summarises the file's messages */
 } cli_opened;
 
 /* Opens path ("-": standard input, read whole within the memory limit) and

@@ -9,6 +9,7 @@
 #include "cli.h"
 
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 /* What an option's value is, for completing it. */
@@ -110,21 +111,64 @@ static void target_ids(words *ws)
         add_list(ws, trowel_format_convert_targets(trowel_format_at(i)));
 }
 
-/* "key=" for each -O key the command takes: create's from the formats'
- * create option lines, extract's and convert's from their option tables. */
+/* Which -O keys a command takes: create's from the formats' create option
+ * lines, compress's the codecs' (level=), extract's and mount's the
+ * reading options, convert's the convert options. */
+typedef enum key_kind { KEYS_CREATE, KEYS_CODEC, KEYS_READ, KEYS_CONVERT } key_kind;
+
+static key_kind keys_of(const char *verb)
+{
+    if (strcmp(verb, "create") == 0)
+        return KEYS_CREATE;
+    if (strcmp(verb, "compress") == 0 || strcmp(verb, "decompress") == 0)
+        return KEYS_CODEC;
+    if (strcmp(verb, "extract") == 0 || strcmp(verb, "mount") == 0)
+        return KEYS_READ;
+    return KEYS_CONVERT;
+}
+
+/* Every "KEY=" before the ':' of one create option line ("width=W,
+ * height=H: size of ..." gives width= and height=). */
+static void create_line_keys(words *ws, const char *line, size_t len)
+{
+    const char *colon = memchr(line, ':', len);
+    size_t head = colon ? (size_t)(colon - line) : len;
+    char key[64];
+    for (size_t i = 0; i < head;) {
+        size_t start = i;
+        while (i < head && (isalnum((unsigned char)line[i]) || line[i] == '_' || line[i] == '-'))
+            i++;
+        if (i < head && line[i] == '=' && i > start && i - start + 2 <= sizeof key) {
+            snprintf(key, sizeof key, "%.*s=", (int)(i - start), line + start);
+            words_add(ws, key, i - start + 1);
+        }
+        while (i < head && line[i] != ',' && line[i] != ' ')
+            i++;
+        while (i < head && (line[i] == ',' || line[i] == ' '))
+            i++;
+    }
+}
+
 static void option_keys(words *ws, const char *verb)
 {
+    key_kind kind = keys_of(verb);
+    if (kind == KEYS_CODEC) {
+        int lo, hi, def;
+        for (size_t i = 0; i < trowel_codec_count(); i++)
+            if (trowel_codec_levels(trowel_codec_at(i), &lo, &hi, &def)) {
+                words_add(ws, "level=", 6);
+                break;
+            }
+        return;
+    }
     char key[64];
     for (size_t i = 0; i < trowel_format_count(); i++) {
         const trowel_format *f = trowel_format_at(i);
-        if (strcmp(verb, "create") == 0) {
+        if (kind == KEYS_CREATE) {
             for (const char *line = trowel_format_create_options(f); *line;) {
-                size_t n = strcspn(line, "=\n");
-                if (line[n] == '=' && n + 2 <= sizeof key) {
-                    snprintf(key, sizeof key, "%.*s=", (int)n, line);
-                    words_add(ws, key, n + 1);
-                }
-                line += strcspn(line, "\n");
+                size_t n = strcspn(line, "\n");
+                create_line_keys(ws, line, n);
+                line += n;
                 line += *line == '\n';
             }
             continue;
@@ -132,7 +176,7 @@ static void option_keys(words *ws, const char *verb)
         const trowel_option_info *o;
         for (size_t k = 0; (o = trowel_format_option_at(f, k)) != NULL; k++) {
             bool reading = o->targets == NULL;
-            if (reading != (strcmp(verb, "extract") == 0))
+            if (reading != (kind == KEYS_READ))
                 continue;
             int n = snprintf(key, sizeof key, "%s=", o->key);
             if (n > 0 && (size_t)n < sizeof key)
@@ -178,6 +222,13 @@ static const cli_option *table_of(const cli_command *cmd, int t)
     return t == 0 ? cmd->options : cli_common_options;
 }
 
+/* A common option the command's own table also has (extract's -v): offered
+ * once, as the command's. */
+static bool shadowed(const cli_command *cmd, int t, const cli_option *o)
+{
+    return t == 1 && cli_option_find(cmd->options, o->id) != NULL;
+}
+
 /* ------------------------------------------------------------------ bash */
 
 static void bash_value_case(FILE *f, const cli_command *cmd)
@@ -186,7 +237,7 @@ static void bash_value_case(FILE *f, const cli_command *cmd)
     for (int t = 0; t < 2; t++) {
         for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
             value_kind kind = value_of(o);
-            if (kind == VALUE_NONE)
+            if (kind == VALUE_NONE || shadowed(cmd, t, o))
                 continue;
             fputs("        ", f);
             if (o->short_name)
@@ -223,6 +274,8 @@ static void bash_options_word_list(FILE *f, const cli_command *cmd)
     bool first = true;
     for (int t = 0; t < 2; t++)
         for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
+            if (shadowed(cmd, t, o))
+                continue;
             if (o->short_name) {
                 fprintf(f, "%s-%c", first ? "" : " ", o->short_name);
                 first = false;
@@ -422,7 +475,8 @@ static void print_zsh(FILE *f)
         fprintf(f, "    %s)\n        _arguments -s -S \\\n", cmd->name);
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++)
-                zsh_option(f, o, cmd->name);
+                if (!shadowed(cmd, t, o))
+                    zsh_option(f, o, cmd->name);
         operand_kind ok = operands_of(cmd->name);
         if (ok == OPERANDS_FILES)
             fputs("        '*:file:_files'\n", f);
@@ -508,7 +562,8 @@ static void print_fish(FILE *f)
         fputc('\n', f);
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++)
-                fish_option(f, cmd, o);
+                if (!shadowed(cmd, t, o))
+                    fish_option(f, cmd, o);
         operand_kind ok = operands_of(cmd->name);
         if (ok == OPERANDS_FILES)
             fprintf(f, "complete -c trowel -n '__fish_seen_subcommand_from %s' -F\n", cmd->name);
@@ -528,6 +583,8 @@ static void print_options(FILE *f)
         const cli_command *cmd = cli_commands[i];
         for (int t = 0; t < 2; t++)
             for (const cli_option *o = table_of(cmd, t); o->id != OPT_NONE; o++) {
+                if (shadowed(cmd, t, o))
+                    continue;
                 if (o->short_name)
                     fprintf(f, "%s -%c\n", cmd->name, o->short_name);
                 if (o->long_name)

@@ -678,7 +678,6 @@ static const cli_option extract_options[] = {
     {OPT_EXCLUDE, 0, "exclude", "PATTERN", "leave out entries matching PATTERN (repeatable)"},
     {OPT_FILES_FROM, 0, "files-from", "FILE", "read PATTERNs from FILE, one a line ('-': stdin)"},
     {OPT_DRY_RUN, 'n', "dry-run", NULL, "list the files that would be written, write nothing"},
-    {OPT_VERBOSE, 'v', "verbose", NULL, "print each file written"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 

@@ -8,15 +8,16 @@
 #include <json-c/json.h>
 #include <string.h>
 
-/* The capability names, in the order they are shown. extract is what
- * list allows: reading entries. */
+/* The capability names, in the order they are shown: each is shown when
+ * the format has any of its bits. extract is what TROWEL_CAP_LIST allows,
+ * reading entries; list also works where entries hold no data (ASM). */
 typedef struct cap_name {
     unsigned bit;
     const char *name;
 } cap_name;
 
 static const cap_name cap_names[] = {
-    {TROWEL_CAP_INFO, "info"},       {TROWEL_CAP_LIST, "list"},
+    {TROWEL_CAP_INFO, "info"},       {TROWEL_CAP_LIST | TROWEL_CAP_ENTRIES, "list"},
     {TROWEL_CAP_LIST, "extract"},    {TROWEL_CAP_CREATE, "create"},
     {TROWEL_CAP_VERIFY, "verify"},   {TROWEL_CAP_CONVERT, "convert"},
     {TROWEL_CAP_MANIFEST, "manifest"},

@@ -66,22 +66,128 @@ static int select_entries(const trowel_archive *a, cli_patterns *pats, shown *ou
     return CLI_EXIT_OK;
 }
 
-static void print_long(const trowel_archive *a, const shown *sel)
+/* Formats that convert entries on extraction (those with a "raw" reading
+ * option: scenes.image writes text VCDs): what extract writes differs from
+ * the stored size, and is found by converting each entry. */
+static bool converts_on_extract(const trowel_format *f)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++)
+        if (!o->targets && strcmp(o->key, "raw") == 0)
+            return true;
+    return false;
+}
+
+#define SIZE_UNKNOWN UINT64_MAX
+
+/* The bytes extract writes for entry index (into a sink that counts them),
+ * or SIZE_UNKNOWN for one that cannot be read (its damage was told when
+ * the archive opened). */
+static uint64_t written_size(cli_session *s, trowel_archive *a, size_t index)
+{
+    trowel_sink *sink;
+    uint64_t n = SIZE_UNKNOWN;
+    bool silent = s->silent;
+    s->silent = true;
+    if (trowel_sink_open_null(s->ctx, &sink) == TROWEL_OK) {
+        if (trowel_archive_read_entry(a, index, sink) == TROWEL_OK)
+            n = trowel_sink_written(sink);
+        trowel_sink_discard(sink);
+    }
+    s->silent = silent;
+    trowel_ctx_clear_error(s->ctx);
+    return n;
+}
+
+/* The WRITTEN column's values for the selected entries, or NULL when the
+ * format writes entries as they are (or memory runs out). */
+static uint64_t *written_sizes(cli_session *s, trowel_archive *a, const shown *sel)
+{
+    if (!converts_on_extract(trowel_archive_format(a)))
+        return NULL;
+    uint64_t *w = calloc(sel->count ? sel->count : 1, sizeof *w);
+    for (size_t k = 0; w && k < sel->count; k++)
+        w[k] = written_size(s, a, sel->index[k]);
+    return w;
+}
+
+static int written_width(uint64_t v)
+{
+    return v == SIZE_UNKNOWN ? 1 : dec_width(v);
+}
+
+static void print_written(uint64_t v, int width)
+{
+    if (v == SIZE_UNKNOWN)
+        printf("%*s  ", width, "?");
+    else
+        printf("%*" PRIu64 "  ", width, v);
+}
+
+/* The totals under the columns, as 7z's listing has them: printed for two
+ * entries or more (for one they would repeat its line). */
+typedef struct totals {
+    size_t entries;
+    uint64_t size, packed, written;
+    bool written_unknown;
+} totals;
+
+static void print_totals(const column_widths *w, int written_w, const totals *t)
+{
+    if (t->entries < 2)
+        return;
+    int dashes = w->size + 2 + w->packed + 2 + (written_w ? written_w + 2 : 0);
+    for (int i = 0; i < dashes; i++)
+        putchar('-');
+    putchar('\n');
+    printf("%*" PRIu64 "  %*" PRIu64 "  ", w->size, t->size, w->packed, t->packed);
+    if (written_w)
+        print_written(t->written_unknown ? SIZE_UNKNOWN : t->written, written_w);
+    printf("%*s  %*s  %zu entr%s\n", w->offset, "", w->method, "", t->entries,
+           t->entries == 1 ? "y" : "ies");
+}
+
+static void print_long(cli_session *s, trowel_archive *a, const shown *sel)
 {
     column_widths w = measure(a, sel);
-    printf("%*s  %*s  %*s  %-*s  %s\n", w.size, "SIZE", w.packed, "PACKED", w.offset, "OFFSET",
-           w.method, "METHOD", "NAME");
+    uint64_t *written = written_sizes(s, a, sel);
+    totals t = {.entries = sel->count};
+    for (size_t k = 0; k < sel->count; k++) {
+        const trowel_entry *e = trowel_archive_entry(a, sel->index[k]);
+        t.size += e->size;
+        t.packed += e->packed_size;
+        if (written && written[k] == SIZE_UNKNOWN)
+            t.written_unknown = true;
+        else if (written)
+            t.written += written[k];
+    }
+    w.size = max_int(w.size, dec_width(t.size));
+    w.packed = max_int(w.packed, dec_width(t.packed));
+    int ww = 0;
+    if (written) {
+        ww = max_int(7, t.written_unknown ? 1 : dec_width(t.written)); /* "WRITTEN" */
+        for (size_t k = 0; k < sel->count; k++)
+            ww = max_int(ww, written_width(written[k]));
+    }
+    printf("%*s  %*s  ", w.size, "SIZE", w.packed, "PACKED");
+    if (written)
+        printf("%*s  ", ww, "WRITTEN");
+    printf("%*s  %-*s  %s\n", w.offset, "OFFSET", w.method, "METHOD", "NAME");
     for (size_t k = 0; k < sel->count; k++) {
         const trowel_entry *e = trowel_archive_entry(a, sel->index[k]);
         char offset[32];
         snprintf(offset, sizeof offset, "0x%" PRIx64, e->offset);
-        printf("%*" PRIu64 "  %*" PRIu64 "  %*s  ", w.size, e->size, w.packed, e->packed_size,
-               w.offset, offset);
+        printf("%*" PRIu64 "  %*" PRIu64 "  ", w.size, e->size, w.packed, e->packed_size);
+        if (written)
+            print_written(written[k], ww);
+        printf("%*s  ", w.offset, offset);
         cli_put_safe(stdout, e->method);
         printf("%*s  ", w.method - (int)strlen(e->method), "");
         cli_put_safe(stdout, e->name);
         putchar('\n');
     }
+    print_totals(&w, ww, &t);
+    free(written);
 }
 
 static void print_names(const trowel_archive *a, const shown *sel)
@@ -94,7 +200,8 @@ static void print_names(const trowel_archive *a, const shown *sel)
 
 /* The archive's JSON; with patterns, only the entries they match. */
 static json_object *archive_json(cli_session *s, const char *path, trowel_archive *a,
-                                 const shown *sel, const cli_patterns *pats)
+                                 const shown *sel, const cli_patterns *pats,
+                                 json_object *warnings)
 {
     char *text = NULL;
     if (trowel_archive_to_json(a, TROWEL_JSON_ENTRIES, &text) != TROWEL_OK) {
@@ -104,6 +211,15 @@ static json_object *archive_json(cli_session *s, const char *path, trowel_archiv
     json_object *o = json_tokener_parse(text);
     trowel_free(text);
     json_object *entries;
+    if (o && converts_on_extract(trowel_archive_format(a)) &&
+        json_object_object_get_ex(o, "entries", &entries)) {
+        /* an added key: what extract writes (null: cannot be read) */
+        for (size_t i = 0; i < json_object_array_length(entries); i++) {
+            uint64_t n = written_size(s, a, i);
+            json_object_object_add(json_object_array_get_idx(entries, i), "written_size",
+                                   n == SIZE_UNKNOWN ? NULL : json_object_new_uint64(n));
+        }
+    }
     if (o && pats->count && json_object_object_get_ex(o, "entries", &entries)) {
         json_object *kept = json_object_new_array();
         for (size_t k = 0; k < sel->count; k++)
@@ -113,6 +229,7 @@ static json_object *archive_json(cli_session *s, const char *path, trowel_archiv
     }
     if (!o)
         cli_error("%s: the library made JSON that does not parse", cli_display_name(path));
+    cli_json_add_warnings(o, warnings);
     return o;
 }
 
@@ -122,6 +239,7 @@ typedef struct list_job {
     const trowel_format *fmt;
     cli_patterns patterns;
     json_object *array; /* --json with several files */
+    json_object *warnings; /* --json: the file's warnings, every one */
     bool unnamed;       /* some archive keeps hashes for names */
     size_t opened;      /* archives that could be read */
 } list_job;
@@ -187,13 +305,18 @@ static void print_rows(json_object *rows, bool long_form)
 {
     column_widths w = {4, 6, 6, 6};
     size_t n = json_object_array_length(rows);
+    totals t = {.entries = n};
     for (size_t k = 0; k < n && long_form; k++) {
         json_object *r = json_object_array_get_idx(rows, k);
+        t.size += row_u64(r, "size");
+        t.packed += row_u64(r, "packed_size");
         w.size = max_int(w.size, dec_width(row_u64(r, "size")));
         w.packed = max_int(w.packed, dec_width(row_u64(r, "packed_size")));
         w.offset = max_int(w.offset, hex_width(row_u64(r, "offset")));
         w.method = max_int(w.method, (int)strlen(row_str(r, "method")));
     }
+    w.size = max_int(w.size, dec_width(t.size));
+    w.packed = max_int(w.packed, dec_width(t.packed));
     if (long_form)
         printf("%*s  %*s  %*s  %-*s  %s\n", w.size, "SIZE", w.packed, "PACKED", w.offset, "OFFSET",
                w.method, "METHOD", "NAME");
@@ -210,6 +333,8 @@ static void print_rows(json_object *rows, bool long_form)
         cli_put_safe(stdout, row_str(r, "name"));
         putchar('\n');
     }
+    if (long_form)
+        print_totals(&w, 0, &t);
 }
 
 static int show_recursive(list_job *j, const char *path, trowel_archive *a, size_t index,
@@ -228,6 +353,7 @@ static int show_recursive(list_job *j, const char *path, trowel_archive *a, size
             return cli_report(j->s, cli_display_name(path), NULL);
         }
         json_object_object_add(o, "entries", rows);
+        cli_json_add_warnings(o, j->warnings);
         if (j->array)
             json_object_array_add(j->array, cli_json_with_file(o, path));
         else
@@ -249,7 +375,7 @@ static int show(list_job *j, const char *path, trowel_archive *a, size_t index, 
     if (rc != CLI_EXIT_OK)
         return rc;
     if (cli_args_has(j->args, OPT_JSON)) {
-        json_object *o = archive_json(j->s, path, a, &sel, &j->patterns);
+        json_object *o = archive_json(j->s, path, a, &sel, &j->patterns, j->warnings);
         if (!o)
             rc = CLI_EXIT_FAILURE;
         else if (j->array)
@@ -259,7 +385,7 @@ static int show(list_job *j, const char *path, trowel_archive *a, size_t index, 
     } else {
         cli_batch_header(path, index, count);
         if (cli_args_has(j->args, OPT_LONG))
-            print_long(a, &sel);
+            print_long(j->s, a, &sel);
         else
             print_names(a, &sel);
     }
@@ -271,6 +397,10 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
 {
     cli_opened o;
     bool damaged = false;
+    if (cli_args_has(j->args, OPT_JSON)) {
+        j->warnings = json_object_new_array();
+        cli_keep_warnings(j->s, j->warnings);
+    }
     int rc = cli_open_archive(j->s, path, j->fmt, &o);
     if (rc == CLI_EXIT_OK) {
         j->opened++;
@@ -282,7 +412,8 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
         /* What could be read was listed (the warnings said what could
          * not); the file still fails. */
         damaged = rc == CLI_EXIT_OK && trowel_archive_damaged(o.a);
-        if (damaged && !j->s->quiet) {
+        if (damaged) { /* the summary, kept under -q */
+            cli_summarise_messages(j->s);
             fprintf(stderr, CLI_PROGRAM ": ");
             cli_put_safe(stderr, cli_display_name(path));
             fputs(": damaged: not every entry can be read\n", stderr);
@@ -291,6 +422,9 @@ static int list_one(list_job *j, const char *path, size_t index, size_t count)
     }
     if (rc != CLI_EXIT_OK && j->array)
         json_object_array_add(j->array, cli_json_failure(j->s, path));
+    cli_keep_warnings(j->s, NULL);
+    json_object_put(j->warnings);
+    j->warnings = NULL;
     return damaged ? CLI_EXIT_FAILURE : rc;
 }
 
@@ -322,7 +456,7 @@ static int run_list(const cli_args *args, cli_session *s)
 }
 
 static const cli_option list_options[] = {
-    {OPT_LONG, 'l', "long", NULL, "add size, packed size, offset and method columns"},
+    {OPT_LONG, 'l', "long", NULL, "add size, packed size, offset and method columns, and totals"},
     {OPT_JSON, 0, "json", NULL, "print one JSON document (an array for several archives)"},
     {OPT_FORMAT, 't', "format", "FORMAT", "read as FORMAT instead of detecting it"},
     {OPT_NAMES, 0, "names", "LIST", "recover entry names from LIST (formats that store hashes)"},
@@ -338,10 +472,15 @@ const cli_command cli_cmd_list = {
         "Print the name of every entry of each ARCHIVE ('-': standard input), one\n"
         "per line, in directory order, or of those whose name matches a shell\n"
         "PATTERN ('*', '?', '[...]'). With -l, also its size, packed size, offset\n"
-        "(hex) and method. With --json: {\"format\", \"version\", ..., \"entries\":\n"
+        "(hex) and method, then (for two entries or more) a line of totals; where\n"
+        "extract converts entries (scenes.image writes text VCDs), a WRITTEN\n"
+        "column gives the bytes it writes ('?': cannot be read), and --json adds\n"
+        "\"written_size\" to each entry. With --json: {\"format\", \"version\", ..., \"entries\":\n"
         "[{\"name\", \"size\", \"packed_size\", \"offset\", \"method\", ...}]}; with\n"
         "several archives, an array of them, each with \"file\", and a failed one\n"
-        "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}.\n"
+        "as {\"file\", \"error\": {\"status\", \"message\", \"entry\", \"offset\"}}. A\n"
+        "file that warned also has \"warnings\": [{\"message\", \"entry\", \"offset\"}],\n"
+        "every one (standard error shows the first few).\n"
         "With --names LIST, standard error says how many names were recovered.\n"
         "With -r, an entry that is an archive itself (a .str2_pc in a .vpp_pc) is\n"
         "followed by its own entries, named by path: OUTER.str2_pc/INNER (offsets\n"

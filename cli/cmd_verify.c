@@ -14,10 +14,12 @@ typedef struct verify_run {
 static void on_problem(void *user, const trowel_error *problem)
 {
     const verify_run *v = user;
-    if (v->problems) {
+    if (v->problems) { /* JSON lists every problem */
         json_object_array_add(v->problems, cli_json_error(problem));
         return;
     }
+    if (!cli_admit_message(v->s))
+        return;
     cli_progress_clear(&v->s->progress);
     cli_print_error(v->path, problem);
 }
@@ -49,6 +51,9 @@ static int verify_one(cli_session *s, const char *path, const trowel_format *fmt
         return rc;
     }
     verify_run v = {s, cli_display_name(path), json ? json_object_new_array() : NULL};
+    /* The problems verify finds get a budget of their own: the warnings
+     * reading the file gave are counted apart. */
+    cli_summarise_messages(s);
     cli_progress_start(&s->progress, v.path);
     trowel_status st = trowel_archive_verify(o.a, on_problem, &v);
     cli_progress_clear(&s->progress);

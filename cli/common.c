@@ -3,6 +3,7 @@
  * (see cli.h).
  */
 #include "cli.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,10 +20,61 @@
 static void on_warning(void *user, const trowel_error *w)
 {
     cli_session *s = user;
-    if (s->quiet)
+    /* -q drops a warning about the whole file (such as "version 17 is
+     * experimental") outright; those about entries are counted. */
+    if (s->silent)
         return;
+    if (s->keep_warning)
+        s->keep_warning(s->keep_warning_user, w);
+    if (s->quiet && !w->entry[0])
+        return;
+    if (!cli_admit_message(s)) {
+        if (!w->entry[0]) {
+            s->last_file_warning = *w;
+            s->has_last_file_warning = true;
+        }
+        return;
+    }
     cli_progress_clear(&s->progress);
     cli_print_warning(s->file, w);
+}
+
+bool cli_admit_message(cli_session *s)
+{
+    if (s->verbose)
+        return true;
+    if (!s->quiet && s->messages_shown < CLI_MESSAGES_SHOWN) {
+        s->messages_shown++;
+        return true;
+    }
+    s->messages_hidden++;
+    return false;
+}
+
+void cli_summarise_messages(cli_session *s)
+{
+    size_t hidden = s->messages_hidden;
+    bool more = s->messages_shown > 0;
+    bool last = s->has_last_file_warning && !s->quiet;
+    s->messages_shown = 0;
+    s->messages_hidden = 0;
+    s->has_last_file_warning = false;
+    if (!hidden)
+        return;
+    cli_progress_clear(&s->progress);
+    if (last) { /* e.g. "damaged image: 0 of its 51 scenes can be read" */
+        cli_print_warning(s->file, &s->last_file_warning);
+        if (!--hidden)
+            return;
+        more = true;
+    }
+    fputs(CLI_PROGRAM ": ", stderr);
+    if (s->file) {
+        cli_put_safe(stderr, s->file);
+        fputs(": ", stderr);
+    }
+    fprintf(stderr, "%zu %smessage%s not shown (-v shows %s)\n", hidden, more ? "more " : "",
+            hidden == 1 ? "" : "s", hidden == 1 ? "it" : "them all");
 }
 
 static void on_note(void *user, const trowel_error *n)
@@ -65,6 +117,7 @@ int cli_session_open(cli_session *s, const char *verb, const cli_args *args)
 
 void cli_session_close(cli_session *s)
 {
+    cli_summarise_messages(s);
     cli_progress_clear(&s->progress);
     trowel_ctx_free(s->ctx);
     s->ctx = NULL;
@@ -79,8 +132,12 @@ void cli_session_progress(cli_session *s)
 
 int cli_report(cli_session *s, const char *file, const char *entry)
 {
-    cli_progress_clear(&s->progress);
     trowel_error e = *trowel_ctx_last_error(s->ctx);
+    if (entry && !cli_admit_message(s))
+        return cli_status_exit(e.status == TROWEL_OK ? TROWEL_ERR_IO : e.status);
+    if (!entry)
+        cli_summarise_messages(s);
+    cli_progress_clear(&s->progress);
     if (e.status == TROWEL_OK)
         e.status = TROWEL_ERR_IO; /* a failure with no detail still fails */
     if (entry && !e.entry[0])
@@ -118,6 +175,7 @@ int cli_find_format(const char *verb, const char *id, const trowel_format **out)
     fputs("' (known: ", stderr);
     list_format_ids(stderr);
     fputs(")\n", stderr);
+    cli_suggest_format(stderr, id);
     fprintf(stderr, "Try '" CLI_PROGRAM " formats'.\n");
     return CLI_EXIT_USAGE;
 }
@@ -144,7 +202,9 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
 {
     memset(out, 0, sizeof *out);
     const char *name = cli_display_name(path);
+    cli_summarise_messages(s); /* of the file before */
     s->file = name;
+    out->s = s;
     trowel_status st;
     if (cli_is_stdin(path)) /* read by the library, so the memory limit counts it */
         st = trowel_input_open_stream(s->ctx, STDIN_FILENO, name, &out->in);
@@ -161,6 +221,8 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
 
 void cli_close_archive(cli_opened *o)
 {
+    if (o->s)
+        cli_summarise_messages(o->s);
     trowel_archive_close(o->a);
     trowel_input_close(o->in);
     o->a = NULL;
@@ -525,8 +587,11 @@ int cli_apply_read_options(cli_session *s, const char *path, trowel_archive *a,
     if (cli_args_has(args, OPT_RAW))
         opts[n++] = "raw=1";
     int rc = CLI_EXIT_OK;
-    if (n && trowel_archive_set_options(a, opts, n) != TROWEL_OK)
+    if (n && trowel_archive_set_options(a, opts, n) != TROWEL_OK) {
         rc = cli_report(s, path, NULL);
+        if (rc == CLI_EXIT_USAGE)
+            cli_suggest_options(stderr, trowel_archive_format(a), CLI_READ_OPTIONS, opts, n);
+    }
     free(opts);
     return rc;
 }

@@ -4,12 +4,13 @@
  */
 #include "cli.h"
 #include "signals.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <string.h>
 
 const cli_command *const cli_commands[] = {
-    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_list,       &cli_cmd_extract,
+    &cli_cmd_formats, &cli_cmd_info,    &cli_cmd_scan,       &cli_cmd_list,  &cli_cmd_extract,
     &cli_cmd_create,  &cli_cmd_verify,  &cli_cmd_convert,    &cli_cmd_compress,
     &cli_cmd_decompress, &cli_cmd_mount,  &cli_cmd_umount,     &cli_cmd_view,
     &cli_cmd_completion,
@@ -74,7 +75,8 @@ static void print_command_help(const cli_command *cmd, FILE *f)
     }
     fputs("\nCommon options:\n", f);
     for (const cli_option *o = cli_common_options; o->id != OPT_NONE; o++)
-        print_option(f, o, w);
+        if (!cli_option_find(cmd->options, o->id)) /* else shown above */
+            print_option(f, o, w);
     if (cmd->more_help)
         cmd->more_help(f);
     fputs("\nExit status: 0 success, 1 bad or unsupported input or a failed check, "
@@ -107,8 +109,14 @@ static int help_command(int argc, char **argv)
     if (argc > 1)
         return cli_usage_error("help", "takes one command name");
     const cli_command *cmd = find_command(argv[0]);
-    if (!cmd)
-        return cli_usage_error(NULL, "no command '%s' to show help for", argv[0]);
+    if (!cmd) {
+        fputs(CLI_PROGRAM ": no command '", stderr);
+        cli_put_safe(stderr, argv[0]);
+        fputs("' to show help for\n", stderr);
+        cli_suggest_command(stderr, argv[0]);
+        fputs("Try '" CLI_PROGRAM " --help'.\n", stderr);
+        return CLI_EXIT_USAGE;
+    }
     print_command_help(cmd, stdout);
     return CLI_EXIT_OK;
 }
@@ -165,7 +173,12 @@ static int dispatch(int argc, char **argv)
         return run_command(cmd, argc - 2, argv + 2);
     if (word[0] == '-')
         return cli_usage_error(NULL, "unknown option '%s' (a command comes first)", word);
-    return cli_usage_error(NULL, "unknown command '%s'", word);
+    fputs(CLI_PROGRAM ": unknown command '", stderr);
+    cli_put_safe(stderr, word);
+    fputs("'\n", stderr);
+    cli_suggest_command(stderr, word);
+    fputs("Try '" CLI_PROGRAM " --help'.\n", stderr);
+    return CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)

@@ -56,9 +56,9 @@ int cli_nested_open(cli_session *s, const char *path, trowel_archive *a, size_t 
 
 void cli_nested_try_open(cli_session *s, trowel_archive *a, size_t index, trowel_archive **out)
 {
-    bool quiet = s->quiet;
-    s->quiet = true;
+    bool silent = s->silent;
+    s->silent = true;
     if (open_listable(a, index, out) != TROWEL_OK)
         trowel_ctx_clear_error(s->ctx);
-    s->quiet = quiet;
+    s->silent = silent;
 }

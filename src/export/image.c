@@ -46,7 +46,7 @@ trowel_status trowel_palette_load_rgb768(trowel_ctx *ctx, const char *path, trow
     uint8_t rgb[768];
     if (trowel_reader_size(&r) != sizeof rgb) {
         trowel_input_close(in);
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "palette=%s: not a palette (768 bytes: 256 RGB triplets)", path);
     }
     s = trowel_read_bytes(&r, rgb, sizeof rgb);
@@ -77,6 +77,32 @@ trowel_status trowel_image_option_uint(trowel_ctx *ctx, const char *const *opts,
     return TROWEL_OK;
 }
 
+/* An option naming one of count things of the file (frame=N, transparent=N):
+ * not a number is a usage error; a number past what this file holds is bad
+ * input for it (exit 1), not a bad command line. thing is singular. */
+static trowel_status option_index(trowel_ctx *ctx, const char *const *opts, size_t nopts,
+                                  const char *key, unsigned long count, const char *thing,
+                                  unsigned long *v, bool *given)
+{
+    const char *text = trowel_options_get(opts, nopts, key);
+    if (given)
+        *given = text != NULL;
+    if (!text)
+        return TROWEL_OK;
+    char *end;
+    errno = 0;
+    unsigned long n = strtoul(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || *end || errno)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s=%s: expected a %s number (from 0)", key, text, thing);
+    if (n >= count)
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "%s=%lu: this file has %lu %s%s (0 to %lu)", key, n, count, thing,
+                           count == 1 ? "" : "s", count - 1);
+    *v = n;
+    return TROWEL_OK;
+}
+
 trowel_status trowel_image_palette(const trowel_frames *f, const char *const *opts, size_t nopts,
                                    trowel_palette *pal)
 {
@@ -101,7 +127,7 @@ trowel_status trowel_image_palette(const trowel_frames *f, const char *const *op
     if (s != TROWEL_OK)
         return s;
     if (pal->count < f->colours)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "palette=%s has %u colours; these pixels need %u", file ? file : "",
                            pal->count, f->colours);
     pal->count = f->colours; /* a 256-colour file for a 16-colour image: first 16 */
@@ -111,8 +137,7 @@ trowel_status trowel_image_palette(const trowel_frames *f, const char *const *op
         transparent = -1;
     } else if (t) {
         unsigned long v = 0;
-        if ((s = trowel_image_option_uint(ctx, opts, nopts, "transparent", f->colours - 1, &v,
-                                          NULL)))
+        if ((s = option_index(ctx, opts, nopts, "transparent", f->colours, "colour", &v, NULL)))
             return s;
         transparent = (long)v;
     }
@@ -206,7 +231,7 @@ trowel_status trowel_image_convert_png(const trowel_frames *f, const char *const
         return s;
     unsigned long frame = 0, columns = f->columns;
     bool one = false;
-    if ((s = trowel_image_option_uint(ctx, opts, nopts, "frame", f->count - 1, &frame, &one)) ||
+    if ((s = option_index(ctx, opts, nopts, "frame", f->count, "frame", &frame, &one)) ||
         (s = trowel_image_option_uint(ctx, opts, nopts, "columns", 4096, &columns, NULL)))
         return s;
     /* A single frame needs no sheet (nor its extra gap colour). */

@@ -545,7 +545,7 @@ static trowel_status read_png(trowel_ctx *ctx, const char *name, const uint8_t *
     }
     trowel_mem_free(ctx, rd.pixels);
     if (rd.not_indexed)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s: not an indexed PNG",
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET, "%s: not an indexed PNG",
                            name);
     if (rd.job.status == TROWEL_ERR_LIMIT || rd.job.status == TROWEL_ERR_NOMEM)
         return rd.job.status;

@@ -62,7 +62,7 @@ trowel_status trowel_png_read_gray_text(trowel_ctx *ctx, const uint8_t *data, si
                                         size_t want_count);
 /* Reads an indexed PNG (colour type palette, 1 to 8 bits) from memory:
  * *pixels (trowel_mem_alloc, one index a byte, row after row), its size
- * and its palette. Other PNGs are TROWEL_ERR_USAGE ("not an indexed
+ * and its palette. Other PNGs are TROWEL_ERR_UNSUPPORTED ("not an indexed
  * PNG"); broken ones TROWEL_ERR_CORRUPT. name is for messages. */
 trowel_status trowel_png_read_indexed(trowel_ctx *ctx, const char *name, const uint8_t *data,
                                       size_t size, uint8_t **pixels, uint32_t *w, uint32_t *h,

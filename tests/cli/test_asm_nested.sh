@@ -34,10 +34,10 @@ assert_contains "info: containers" "$OUT" "containers: 8"
 run "$TROWEL" list -l "$RFG/dlc_activity_containers.asm_pc" 'DLC_HA*'
 assert_contains "list -l: a container" "$OUT" "9060    2813  0x1800  container  DLC_HA_08_08"
 
-# A JSON with a field out of range: usage error, nothing written.
+# A JSON with a field out of range: bad input (not a usage error), nothing written.
 jq '.asm.containers[0].primitives[0].cpu_size = -1' dlc_activity_containers.json >bad.json
 run "$TROWEL" create --manifest bad.json -o bad.asm_pc
-assert_rc "bad JSON: exit 2" 2
+assert_rc "bad JSON: bad input, exit 1" 1
 assert_contains "bad JSON: names the field" "$ERR" \
     "asm JSON: containers[0].primitives[0].cpu_size must be 0 to 4294967295"
 assert_no_file "bad JSON: no output" bad.asm_pc

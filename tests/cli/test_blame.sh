@@ -24,7 +24,7 @@ assert_rc "a folder as palette: exit 1" 1
 assert_eq "a folder as palette: named" "trowel: TEXTE.DAT: palette=pal.d: is a folder, not a file" "$ERR"
 printf 'abc' >short.pal
 run "$TROWEL" convert TEXTE.DAT --to png -O palette=short.pal -o out.png
-assert_rc "not a palette: a usage error, exit 2" 2
+assert_rc "not a palette: bad input, exit 1" 1
 assert_eq "not a palette: named" \
     "trowel: TEXTE.DAT: palette=short.pal: not a palette (32 or 768 bytes) or a background holding one" "$ERR"
 # A good palette still works (and the check above is not all there is).

@@ -66,7 +66,7 @@ assert_json_eq "json: format" struct.json .format cine-font
 assert_json_eq "json: entries" struct.json ".entries[77].name" glyph_077
 
 run "$TROWEL" convert TEXTE.DAT --to png -O frame=78 -o bad.png
-assert_usage_error "frame past the last glyph"
+assert_rc "frame past the last glyph: bad input for this file, exit 1" 1
 assert_no_file "bad frame: no output" bad.png
 run "$TROWEL" convert TEXTE.DAT --to png -O shade=1 -o bad.png
 assert_usage_error "unknown option"

@@ -249,6 +249,7 @@ assert_contains "version message" "$ERR" "GRF version 10 is outside the versions
 assert_no_file "nothing left for a refused GRF" old.obj
 run "$TROWEL" convert world.grf --to obj -O object=Nobody -o nobody.obj
 assert_contains "unknown object named" "$ERR" "no object named 'Nobody' in .region"
+assert_rc "unknown object: bad input, exit 1 (not a usage error)" 1
 assert_no_file "nothing left for an unknown object" nobody.obj
 
 head -c 40 world.grf >cut.grf

@@ -90,7 +90,7 @@ python3 - "$MAN" options.txt >check.txt <<'EOF'
 import re, sys
 man = open(sys.argv[1]).read()
 paragraphs = re.split(r"\n\.(?:TP|SS|SH|PP)\b", man)
-common = {"-q", "--quiet", "--mem-limit", "-T", "--threads", "-h", "--help"}
+common = {"-q", "--quiet", "-v", "--verbose", "--mem-limit", "-T", "--threads", "-h", "--help"}
 for line in open(sys.argv[2]).read().splitlines():
     verb, opt = line.split()
     roff = opt.replace("-", r"\-")

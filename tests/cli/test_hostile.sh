@@ -85,9 +85,12 @@ for f in garbage.bin empty.bin; do
 done
 assert_dir_empty "garbage: nothing extracted" out
 mkdir afolder
+run "$TROWEL" list afolder
+assert_rc "list on a folder: exit 1" 1
+assert_contains "list on a folder: says so" "$ERR" "trowel: afolder: "
 run "$TROWEL" info afolder
-assert_rc "info on a folder: exit 1" 1
-assert_contains "info on a folder: says so" "$ERR" "trowel: afolder: "
+assert_rc "info on an empty folder: scanned, nothing in it, exit 0" 0
+assert_eq "info on an empty folder: no line" "" "$OUT$ERR"
 run "$TROWEL" info no-such-file
 assert_rc "info on a missing file: exit 1" 1
 assert_contains "info on a missing file: says so" "$ERR" "trowel: no-such-file: cannot open"

@@ -113,7 +113,7 @@ else
 fi
 printf 'short' >bad.pal
 run "$TROWEL" convert "$OQ/cube.cost" --to png -O palette=bad.pal -o pal_bad
-assert_rc "a 5-byte palette is refused (a usage error)" 2
+assert_rc "a 5-byte palette is refused (bad input, exit 1)" 1
 assert_contains "it says why" "$ERR" "not a palette (known: a CLUT, APAL or PALS block"
 assert_no_file "nothing is left behind" pal_bad/pic_000.png
 

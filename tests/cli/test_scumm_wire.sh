@@ -161,7 +161,7 @@ run "$TROWEL" convert "$R7/scummc7.001" --to gif -O entry=room02/akos002.akos -o
 assert_rc "entry=NAME" 0
 assert_eq "entry=NAME: only that costume" room02/akos002 "$(folders named 'anim*.gif')"
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=99 -o none
-assert_usage_error "costume=99"
+assert_rc "costume=99 on a game with fewer: bad input, exit 1" 1
 assert_contains "costume=99: message" "$ERR" "no costume number 99 in this game"
 assert_no_file "costume=99: nothing left" none
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=x -o none
@@ -172,7 +172,7 @@ run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=006 -o six
 assert_rc "costume=006" 0
 assert_eq "costume=006: costume 6" room08/cost006 "$(folders six costume.json)"
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O entry=room06/room.room -o none
-assert_usage_error "entry that is no costume"
+assert_rc "entry that is no costume: bad input, exit 1" 1
 assert_no_file "entry that is no costume: nothing left" none
 
 finish

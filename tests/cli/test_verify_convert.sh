@@ -41,8 +41,11 @@ assert_contains "convert onto an existing OUT: says so" "$ERR" "exists"
 run "$TROWEL" convert "$DEFAULT" -o out.json --force
 assert_rc "convert --force" 0
 run "$TROWEL" convert "$DEFAULT" -o out.whatever
-assert_rc "convert to an unknown extension: json" 0
-assert_same_file "convert to an unknown extension: json" default.json out.whatever
+assert_rc "convert to an extension naming no target: a usage error" 2
+assert_no_file "convert to an extension naming no target: nothing written" out.whatever
+run "$TROWEL" convert "$DEFAULT" -o out.whatever --to json
+assert_rc "convert --to json whatever OUT's extension" 0
+assert_same_file "convert --to json whatever OUT's extension: json" default.json out.whatever
 run "$TROWEL" convert "$DEFAULT" -O no=such -o opt.json
 assert_usage_error "convert with an unknown -O"
 assert_no_file "convert with an unknown -O: no OUT" opt.json

@@ -128,9 +128,9 @@ if [ -f "$TSP/scenes/scenes.image" ]; then
     run "$TROWEL" list --json tspm.image
     assert_eq "create --manifest: the 162 raw scenes stay raw" 162 \
         "$(printf '%s' "$OUT" | grep -o '"compressed": false' | wc -l | tr -d ' ')"
-    run "$TROWEL" verify "$TSP/scenes/scenes.image"
+    run "$TROWEL" verify -v "$TSP/scenes/scenes.image"
     assert_rc "tsp: the real image verifies (its 16 stale summary sounds are harmless)" 0
-    assert_eq "tsp: 16 warnings about stale sounds" 16 \
+    assert_eq "tsp: 16 warnings about stale sounds (-v: all of them)" 16 \
         "$(printf '%s\n' "$ERR" | grep -c 'warning: .*summary lists sounds')"
 else
     skip "tsp image absent: v3 round trip"

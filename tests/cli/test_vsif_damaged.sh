@@ -36,7 +36,12 @@ assert_rc "cut image: list exits 1" 1
 assert_eq "cut image: list shows the 23 whole scenes" 23 "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')"
 assert_contains "cut image: list shows the first scene" "$OUT" "0049e643.vcd"
 assert_not_contains "cut image: a lost scene is not listed" "$OUT" "6d9a9143.vcd"
-assert_eq "cut image: one line per lost scene, a summary, and list's verdict" 30 \
+assert_eq "cut image: the first 5 lost scenes, the image's summary, a count of the rest, and list's verdict" 8 \
+    "$(printf '%s\n' "$ERR" | wc -l | tr -d ' ')"
+assert_contains "cut image: counts the lost scenes not shown" "$ERR" \
+    "trowel: half.image: 23 more messages not shown (-v shows them all)"
+run "$TROWEL" list -v half.image
+assert_eq "cut image, -v: one line per lost scene, a summary, and list's verdict" 30 \
     "$(printf '%s\n' "$ERR" | wc -l | tr -d ' ')"
 assert_contains "cut image: names each lost scene" "$ERR" \
     "trowel: half.image: warning: 6d9a9143.vcd: scene data at 0x43bb (196 bytes) runs past the end of the file (offset 0x43bb)"
@@ -90,10 +95,12 @@ assert_rc "cut table: exit 1" 1
 assert_contains "cut table: says how many entries are lost" "$ERR" \
     "the table of 51 scene entries at 0x2980 runs past the end of the file: 41 of them are lost"
 
-# -q keeps the warnings quiet, not the exit status.
+# -q keeps the warnings quiet (those about entries only counted), not the
+# summary nor the exit status.
 run "$TROWEL" list -q half.image
 assert_rc "cut image: list -q still exits 1" 1
-assert_eq "cut image: list -q prints no warnings" "" "$ERR"
+assert_eq "cut image: list -q prints only the summary" \
+    "trowel: half.image: 28 messages not shown (-v shows them all)"$'\n'"trowel: half.image: damaged: not every entry can be read" "$ERR"
 
 # The base of a merge must be whole: its lost scenes would be dropped.
 mkdir -p mod/scenes

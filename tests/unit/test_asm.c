@@ -309,7 +309,7 @@ static void test_create_needs_the_json_and_names_a_bad_field(void)
         "[{\"name\":\"c\",\"type\":1,\"flags\":128,\"base_offset\":6144,\"read_size\":9,"
         "\"sizes\":[1],\"primitives\":[{\"name\":\"p\",\"type\":1,\"allocator\":0,\"flags\":0,"
         "\"split_ext\":0,\"cpu_size\":4294967296,\"gpu_size\":0}]}]}}"};
-    CHECK(trowel_create(ctx, f, &p, s) == TROWEL_ERR_USAGE);
+    CHECK(trowel_create(ctx, f, &p, s) == TROWEL_ERR_CORRUPT); /* bad data, not a bad call */
     CHECK_STR(trowel_ctx_last_error(ctx)->message,
               "asm JSON: containers[0].primitives[0].cpu_size must be 0 to 4294967295");
     CHECK_EQ_U64(trowel_sink_written(s), 0);

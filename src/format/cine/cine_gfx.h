@@ -135,7 +135,7 @@ static inline trowel_status cine_palette_from_file(trowel_ctx *ctx, const char *
             cine_palette_from_words(p, buf);
     } else if (s == TROWEL_OK) {
         trowel_input_close(in);
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "palette=%s: not a palette (32 or 768 bytes) or a background holding "
                            "one",
                            path);

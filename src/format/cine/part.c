@@ -391,7 +391,7 @@ static trowel_status build_entry(trowel_ctx *ctx, const trowel_source *src, json
         uint8_t field[PART_NAME_FIELD];
         if (!trowel_hex_decode(json_object_get_string(v), field, sizeof field) ||
             memcmp(field, src->name, len < sizeof field ? len : sizeof field) != 0)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "manifest name_field of %s is not 28 hex digits holding the name",
                                src->name);
         memcpy(ne->field, field, sizeof field);

@@ -971,7 +971,7 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
     if (tried > 0)
         return TROWEL_OK;
     if (text || name)
-        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "no costume %s%s in this game (see trowel list)",
                            text ? "number " : "named ", text ? text : name);
     return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,

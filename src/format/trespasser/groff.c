@@ -701,7 +701,7 @@ static trowel_status plan_symbols(trowel_ctx *ctx, const trowel_create_params *p
             const char *hex =
                 json_object_object_get_ex(o, "bytes", &v) ? json_object_get_string(v) : NULL;
             if (!name)
-                return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                    "manifest symbol %zu has no name", i);
             trowel_status s = add_symbol(ctx, g, name, json_u32(o, "handle", 0),
                                          json_u32(o, "refcount", 1), hex);
@@ -782,7 +782,7 @@ static trowel_status plan_sections(trowel_ctx *ctx, const trowel_create_params *
                                    : src->name;
         const new_symbol *sym = symbol_named(g, sym_name);
         if (!sym)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "section %zu's name '%.100s' is not in the manifest's symbols", i,
                                sym_name);
         trowel_set_entry(ctx, src->name);

@@ -868,7 +868,7 @@ static trowel_status build_mesh(trowel_archive *a, const grf_region *g, const ch
     }
     trowel_set_entry(a->ctx, NULL);
     if (s == TROWEL_OK && only && !found)
-        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "no object named '%s' in .region", only);
     return s;
 }

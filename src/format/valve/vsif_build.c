@@ -332,7 +332,7 @@ static trowel_status write_image(builder *b, trowel_sink *out)
     qsort(b->scenes, b->count, sizeof *b->scenes, by_build_crc);
     for (size_t i = 1; i < b->count; i++)
         if (b->scenes[i].crc == b->scenes[i - 1].crc)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                                "two scenes hash to %08lx (%s, %s): the engine could find only one",
                                (unsigned long)b->scenes[i].crc,
                                b->scenes[i - 1].name ? b->scenes[i - 1].name : "(base)",
@@ -451,7 +451,7 @@ static trowel_status source_crcs(trowel_ctx *ctx, const trowel_create_params *p,
         uint32_t crc = vsif_scene_crc(name);
         for (size_t j = 0; j < *n; j++)
             if (crcs[j] == crc)
-                return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                                    "%s: another source has the same scene name (CRC %08lx)",
                                    p->sources[i].name, (unsigned long)crc);
         crcs[(*n)++] = crc;
@@ -604,7 +604,7 @@ static trowel_status manifest_rule(trowel_ctx *ctx, const trowel_create_params *
         return TROWEL_OK;
     const char *rule = json_object_get_string(v);
     if (!rule || (strcmp(rule, "float") != 0 && strcmp(rule, "double") != 0))
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "the manifest's summary rule '%s' is not float or double",
                            rule ? rule : "");
     b->float_rule = strcmp(rule, "float") == 0;
@@ -619,13 +619,13 @@ static trowel_status manifest_pool(trowel_ctx *ctx, json_object *manifest, build
     if (!manifest || !json_object_object_get_ex(manifest, "strings", &strings))
         return TROWEL_OK;
     if (!json_object_is_type(strings, json_type_array))
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "the manifest's strings are not a list");
     size_t n = json_object_array_length(strings);
     for (size_t i = 0; i < n; i++) {
         json_object *v = json_object_array_get_idx(strings, i);
         if (!json_object_is_type(v, json_type_string))
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "the manifest's string %zu is not a string", i);
         trowel_status s = choreo_pool_append(b->pool, json_object_get_string(v));
         if (s != TROWEL_OK)
@@ -761,7 +761,7 @@ static trowel_status manifest_version(trowel_ctx *ctx, json_object *manifest, bu
         return TROWEL_OK;
     int version = json_object_get_int(v);
     if (version != 2 && version != 3)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "the manifest's version %d is not 2 or 3", version);
     b->version = (uint32_t)version;
     *version_given = true;

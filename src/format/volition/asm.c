@@ -187,7 +187,7 @@ const trowel_format trowel_format_asm = {
     .description = "Volition asset-assembler file (ASM) v5, v11, v12: streaming containers of "
                    "Red Faction Guerrilla, Saints Row: The Third, Saints Row IV",
     .extensions = ".asm_pc",
-    .caps = TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE, /* list works; no entry holds data */
+    .caps = TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE | TROWEL_CAP_ENTRIES, /* no entry holds data */
     .create_options = "",
     .convert_targets = "",
     .bid = asm_bid,

@@ -131,7 +131,7 @@ typedef struct json_in {
 
 static trowel_status bad(json_in *j, const char *key, const char *what)
 {
-    return trowel_fail(j->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "asm JSON: %s%s%s %s",
+    return trowel_fail(j->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "asm JSON: %s%s%s %s",
                        j->where, *j->where ? "." : "", key, what);
 }
 
