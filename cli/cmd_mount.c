@@ -104,6 +104,9 @@ static int run_mount(const cli_args *args, cli_session *s)
     if (rc == CLI_EXIT_OK && cfg.views && !cli_args_has(args, OPT_RAW) &&
         mount_format_has_raw_option(trowel_archive_format(o.a)))
         rc = open_raw(s, path, fmt, args, &raw);
+    /* What opening found (a damaged file's problems) is summed up before
+     * the mount serves: the session never ends while it does. */
+    cli_summarise_messages(s);
     if (rc == CLI_EXIT_OK)
         rc = mount_serve(s, o.a, raw.a, &cfg);
     cli_close_archive(&raw);

@@ -45,7 +45,11 @@ for f in $FILES; do
             [ "$mode" = default ] || flag=("-$mode")
             "$TROWEL" "$cmd" "${flag[@]}" "${extra[@]}" "$f" >/dev/null 2>"err-$mode"
             rc=$?
-            [ "$rc" = 1 ] || wrong_rc="$wrong_rc $cmd-$mode:$f:$rc"
+            # A PID without its page file: what needs no pages (its list,
+            # its structure) succeeds (issue 17); pictures and verify fail.
+            want=1
+            case "$f:$cmd" in lone/lvl-130.pid:info | lone/lvl-130.pid:list | lone/lvl-130.pid:convert) want=0 ;; esac
+            [ "$rc" = "$want" ] || wrong_rc="$wrong_rc $cmd-$mode:$f:$rc"
         done
         d=$(lines err-default) q=$(lines err-q) v=$(lines err-v)
         # Per file and batch of messages (the open, then verify's own
@@ -65,7 +69,7 @@ for f in $FILES; do
         grep -q 'not shown' err-v && short_v="$short_v $cmd:$f:-v-still-holds-back"
     done
 done
-assert_eq "every command exits 1 on every damaged file, whatever -q/-v" "" "$wrong_rc"
+assert_eq "every command exits 1 on every damaged file (0 where nothing asked was damaged), whatever -q/-v" "" "$wrong_rc"
 assert_eq "default: at most 16 lines (5 + summary + count, twice for verify)" "" "$unbounded"
 assert_eq "-q: only the count and the verdict (at most 3 lines)" "" "$noisy_q"
 assert_eq "-v: every message held back by default is printed" "" "$short_v"

@@ -12,7 +12,7 @@ have_cmd python3 || skip_all "python3 is needed to read the man page"
 run "$TROWEL" completion options
 assert_rc "completion options exit" 0
 cp "$OUT_FILE" options.txt
-assert_eq "completion options: every command has -h" 13 "$(grep -c ' -h$' options.txt)"
+assert_eq "completion options: every command has -h" 14 "$(grep -c ' -h$' options.txt)"
 assert_contains "completion options: hidden ones too" "$OUT" "formats --target-ids"
 assert_contains "completion options: new extract options" "$OUT" "extract --skip-existing"
 

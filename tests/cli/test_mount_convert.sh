@@ -53,9 +53,9 @@ mount_fg costumes "$OQ/tentacle.001" m-cost --views
 costumes=$(cd "x-tentacle.001" && find . -name '*.cost' | wc -l)
 assert_eq "every costume of the game converts to JSON" "$costumes" \
     "$(find m-cost/.trowel/convert -name '*.cost.json' | wc -l)"
-run "$TROWEL" convert "x-tentacle.001/room06/cost001.cost" --to png -o cost.png
+run "$TROWEL" convert "x-tentacle.001/room06/cost001.cost" --to png -o cost-png
 assert_rc "convert --to png of a costume" 0
-if [ -d cost.png ] && [ -n "$(ls cost.png)" ]; then pass; else
+if [ -d cost-png ] && [ -n "$(ls cost-png)" ]; then pass; else
     fail "convert --to png of a costume writes a folder of frames"; fi
 assert_eq "... so no .png or .gif is listed for a costume" "" \
     "$(find m-cost/.trowel/convert -name '*.cost.png' -o -name '*.cost.gif')"

@@ -49,7 +49,7 @@ from PIL import Image
 im = Image.open(sys.argv[1]); im.putpixel((2, 3), (0, 0, 170, 128)); im.save(sys.argv[1])' \
     semi/pic_005.png
 run "$TROWEL" create -t scumm-cost -o semi.cost semi
-assert_usage_error "alpha 128"
+assert_rc "alpha 128: bad input, exit 1" 1
 assert_contains "alpha 128: the pixel is named" "$ERR" \
     "pic_005.png: pixel (2, 3) has alpha 128; a costume pixel is transparent (0) or opaque (255)"
 assert_no_file "alpha 128: nothing written" semi.cost
@@ -59,7 +59,7 @@ from PIL import Image
 im = Image.open(sys.argv[1]); im.putpixel((1, 4), (1, 2, 3, 255)); im.save(sys.argv[1])' \
     foreign/pic_005.png
 run "$TROWEL" create -t scumm-cost -o foreign.cost foreign
-assert_usage_error "a colour outside the palette"
+assert_rc "a colour outside the palette: bad input, exit 1" 1
 assert_contains "outside the palette: the pixel is named" "$ERR" \
     "pic_005.png: pixel (1, 4) is #010203, which is not in the costume's palette"
 assert_no_file "outside the palette: nothing written" foreign.cost
@@ -69,7 +69,7 @@ cp -r standin nopal
 d = json.load(open(sys.argv[1])); del d["palette_rgb"]; json.dump(d, open(sys.argv[1], "w"))' \
     nopal/costume.json
 run "$TROWEL" create -t scumm-cost -o nopal.cost nopal
-assert_usage_error "RGBA without palette_rgb"
+assert_rc "RGBA without palette_rgb: bad input, exit 1" 1
 assert_contains "RGBA without palette_rgb: said" "$ERR" "costume.json has no palette_rgb"
 
 finish

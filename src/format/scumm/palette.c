@@ -93,7 +93,7 @@ trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const 
         *kind = "a PALS block";
         if (from_pals(d, n, rgb))
             return TROWEL_OK;
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "palette=%s: a PALS block without a WRAP holding a palette", path);
     }
     if (n >= 8 && memcmp(d, "\x89PNG\r\n\x1a\n", 8) == 0) {
@@ -103,7 +103,7 @@ trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const 
         trowel_status s = trowel_png_read_indexed(ctx, path, d, n, &px, &w, &h, &pal);
         trowel_mem_free(ctx, px);
         if (s != TROWEL_OK)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "palette=%s: a PNG without a palette (%s)", path,
                                ctx->last_error.message);
         memset(rgb, 0, 768);
@@ -116,7 +116,7 @@ trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const 
         *kind = "a GIF's colour table";
         if (from_gif(d, n, rgb))
             return TROWEL_OK;
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                            "palette=%s: a GIF without a global colour table", path);
     }
     if (n == 768) {
@@ -124,7 +124,7 @@ trowel_status scumm_palette_from_bytes(trowel_ctx *ctx, const char *path, const 
         *kind = "768 bytes of RGB";
         return TROWEL_OK;
     }
-    return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+    return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                        "palette=%s: not a palette (known: a CLUT, APAL or PALS block as extract "
                        "writes it, 768 bytes of RGB, an indexed PNG, a GIF)",
                        path);
@@ -143,7 +143,7 @@ trowel_status scumm_palette_load(trowel_ctx *ctx, const char *path, uint8_t rgb[
     uint8_t *d = NULL;
     size_t n = 0;
     if (trowel_reader_size(&r) > (16u << 20))
-        s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+        s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                         "palette=%s: %llu bytes is too large for a palette file", path,
                         (unsigned long long)trowel_reader_size(&r));
     else
