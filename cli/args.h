@@ -48,7 +48,8 @@ typedef enum cli_opt_id {
     OPT_PARTIAL,
     OPT_VIEWS,
     OPT_PORT,
-    OPT_NO_BROWSER
+    OPT_NO_BROWSER,
+    OPT_PER_ARCHIVE
 } cli_opt_id;
 
 typedef struct cli_option {

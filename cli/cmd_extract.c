@@ -440,15 +440,55 @@ typedef struct batch {
     size_t existing;
     bool unnamed;           /* an archive keeps hashes for names */
     bool several;           /* more than one archive */
+    bool per_archive;       /* --per-archive: each archive in DIR/NAME/ */
     size_t opened;
 } batch;
 
-static int open_dir(batch *b)
+/* --per-archive: the folder under DIR an archive's entries go to, its file
+ * name without the last extension ("PART01" keeps its name and gains .d,
+ * so it never names the archive itself beside it). malloc'ed. */
+static char *archive_folder(const char *dir, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    bool bare = !dot || dot == base;
+    size_t len = strlen(dir) + stem + 4;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%s/%.*s%s", dir, (int)stem, base, bare ? ".d" : "");
+    return out;
+}
+
+/* --per-archive: two archives whose folders would be one (a.vpp_pc and
+ * a.str2_pc) are refused before anything is written. */
+static int check_per_archive(const cli_session *s, const char *dir, const char *const *paths,
+                             size_t files)
+{
+    for (size_t i = 0; i < files; i++)
+        for (size_t k = i + 1; k < files; k++) {
+            char *a = archive_folder(dir, paths[i]), *b = archive_folder(dir, paths[k]);
+            bool same = a && b && strcmp(a, b) == 0;
+            int rc = same ? cli_usage_error(s->verb,
+                                            "--per-archive: %s and %s would both go to %s; "
+                                            "extract them with -C apart",
+                                            paths[i], paths[k], a)
+                          : CLI_EXIT_OK;
+            free(a);
+            free(b);
+            if (rc != CLI_EXIT_OK)
+                return rc;
+        }
+    return CLI_EXIT_OK;
+}
+
+static int open_dir(batch *b, const char *path)
 {
     if (b->dir || b->to_stdout || cli_args_has(b->args, OPT_DRY_RUN))
         return CLI_EXIT_OK;
     unsigned flags = cli_args_has(b->args, OPT_FORCE) ? TROWEL_SINK_OVERWRITE : 0;
-    if (trowel_outdir_open(b->s->ctx, b->dir_path, flags, &b->dir) != TROWEL_OK)
+    if (trowel_outdir_open(b->s->ctx, path, flags, &b->dir) != TROWEL_OK)
         return cli_report(b->s, NULL, NULL);
     return CLI_EXIT_OK;
 }
@@ -466,7 +506,7 @@ static int extract_archive(batch *b, extract_job *j)
     char *json;
     rc = open_manifest(j, mpath, j->force, &manifest, &json);
     if (rc == CLI_EXIT_OK)
-        rc = open_dir(b);
+        rc = open_dir(b, j->dir_path);
     j->dir = b->dir;
     if (j->dir)
         trowel_outdir_begin_archive(j->dir); /* a name clash with the last one is not "in the archive" */
@@ -504,8 +544,24 @@ static int extract_one(batch *b, const char *path)
     b->opened++;
     b->unnamed = b->unnamed || (cli_has_unnamed_entries(o.a) && !cli_args_has(b->args, OPT_NAMES));
     j.a = o.a;
+    char *own = NULL;
+    if (b->per_archive) { /* a folder of its own, opened and closed with it */
+        own = archive_folder(b->dir_path, path);
+        if (!own) {
+            cli_close_archive(&o);
+            cli_error("out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+        j.dir_path = own;
+        j.clashes = NULL;
+    }
     rc = extract_archive(b, &j);
     b->existing += j.existing;
+    if (b->per_archive) {
+        trowel_outdir_close(b->dir);
+        b->dir = NULL;
+    }
+    free(own);
     cli_close_archive(&o);
     return rc;
 }
@@ -568,6 +624,8 @@ static int check_combinations(const cli_session *s, const cli_args *args, size_t
         return cli_usage_error(s->verb, "--stdout writes no files: --dry-run does not apply");
     if (files > 1 && cli_args_has(args, OPT_MANIFEST))
         return cli_usage_error(s->verb, "--manifest describes one ARCHIVE, not %zu", files);
+    if (to_stdout && cli_args_has(args, OPT_PER_ARCHIVE))
+        return cli_usage_error(s->verb, "--stdout writes no files: --per-archive does not apply");
     return cli_batch_check_stdin(s, args->operands, files);
 }
 
@@ -645,6 +703,15 @@ static int run_extract(const cli_args *args, cli_session *s)
     }
     const char *dir = cli_args_last(args, OPT_DIRECTORY);
     b.dir_path = dir ? dir : ".";
+    b.per_archive = cli_args_has(args, OPT_PER_ARCHIVE);
+    if (b.per_archive && (rc = check_per_archive(s, b.dir_path, args->operands, files)) != 0) {
+        cli_patterns_free(&b.patterns);
+        cli_patterns_free(&b.exclude);
+        free(b.exclude_list);
+        free(list);
+        free(list_text);
+        return rc;
+    }
     cli_session_progress(s);
     rc = run_batch(&b, files);
     trowel_outdir_close(b.dir);
@@ -678,6 +745,8 @@ static const cli_option extract_options[] = {
     {OPT_EXCLUDE, 0, "exclude", "PATTERN", "leave out entries matching PATTERN (repeatable)"},
     {OPT_FILES_FROM, 0, "files-from", "FILE", "read PATTERNs from FILE, one a line ('-': stdin)"},
     {OPT_DRY_RUN, 'n', "dry-run", NULL, "list the files that would be written, write nothing"},
+    {OPT_PER_ARCHIVE, 0, "per-archive", NULL,
+     "each ARCHIVE into its own folder DIR/NAME (its name without the extension)"},
     {OPT_NONE, 0, NULL, NULL, NULL},
 };
 
@@ -685,7 +754,7 @@ const cli_command cli_cmd_extract = {
     .name = "extract",
     .synopsis = "extract ARCHIVE... [-C DIR] [--force|--skip-existing] [--stdout] "
                 "[--manifest M.json] [--names LIST] [--raw] [-r] [-O KEY=VALUE]... "
-                "[--exclude PATTERN]... [--files-from FILE] [-n] [PATTERN...]",
+                "[--exclude PATTERN]... [--files-from FILE] [-n] [--per-archive] [PATTERN...]",
     .summary = "write the entries of archives to files (or standard output)",
     .description =
         "Write every entry of each ARCHIVE ('-': standard input), or those whose\n"
@@ -709,7 +778,10 @@ const cli_command cli_cmd_extract = {
         "still read, so the exit status is the real run's) and writes nothing.\n"
         "An entry a format cannot convert but keeps whole (a scenes.image scene\n"
         "whose strings lie outside the pool: written as stored, .bvcd) is one\n"
-        "warning, not a failure.\n"
+        "warning, not a failure. Several ARCHIVEs share DIR, and a name two of\n"
+        "them hold is told as a clash; --per-archive puts each into a folder of\n"
+        "its own, DIR/NAME (its file name without the extension; PART01.d for a\n"
+        "name without one).\n"
         "\n" CLI_BATCH_RULE_HELP,
     .options = extract_options,
     .more_help = extract_help,

@@ -187,4 +187,26 @@ else
     skip "no Volition corpus or no jq: damaged -n and -O asm= reports not checked"
 fi
 
+# ---- --per-archive: each archive in a folder of its own, no clash
+run "$TROWEL" extract --per-archive -C per one.vpp_pc two.vpp_pc
+assert_rc "--per-archive: exit 0" 0
+assert_same_file "--per-archive: one's x.txt in per/one" s1/x.txt per/one/x.txt
+assert_same_file "--per-archive: two's x.txt in per/two" s2/x.txt per/two/x.txt
+assert_same_file "--per-archive: two's y.txt in per/two" s2/y.txt per/two/y.txt
+assert_eq "--per-archive: no clash told" "" "$ERR"
+run "$TROWEL" extract --per-archive -C per one.vpp_pc two.vpp_pc
+assert_rc "--per-archive again: the files exist, exit 1" 1
+assert_contains "--per-archive again: counted as existing" "$ERR" "3 files exist already"
+run "$TROWEL" extract --per-archive -n -C per2 one.vpp_pc two.vpp_pc
+assert_rc "--per-archive -n: exit 0" 0
+assert_contains "--per-archive -n: lists per2/two/y.txt" "$OUT" "per2/two/y.txt"
+assert_no_file "--per-archive -n: nothing written" per2
+cp one.vpp_pc one.str2_pc
+run "$TROWEL" extract --per-archive -C per3 one.vpp_pc one.str2_pc
+assert_rc "--per-archive: two archives for one folder: usage error" 2
+assert_contains "--per-archive: the shared folder is named" "$ERR" "would both go to per3/one"
+assert_no_file "--per-archive: nothing written when refused" per3
+run "$TROWEL" extract --per-archive --stdout one.vpp_pc
+assert_rc "--per-archive --stdout: usage error" 2
+
 finish
