@@ -8,6 +8,7 @@
  * memory too, and a path the hook does not serve is refused (so nothing
  * was read from disk behind the hook's back).
  */
+#include "export/image.h"
 #include "files.h"
 #include "test.h"
 #include "trowel/trowel.h"
@@ -382,6 +383,59 @@ static void test_vsif_from_memory(void)
     trowel_ctx_free(ctx);
 }
 
+/* ---- convert's -O palette=FILE (src/export/image.c) is served as well:
+ * a Cinematique font (78 glyphs, 4 planes) to PNG in the served colours. */
+static void test_palette_file_from_memory(void)
+{
+    static uint8_t font[4 + 78 * 64];
+    memset(font, 0, sizeof font);
+    put_be16_at(font, 0, 8);
+    put_be16_at(font, 2, 78 * 8);
+    font[4 + 64 + 56 + 2] = 0xff; /* glyph 1 row 7 plane 1: colour 2 */
+    static uint8_t pal[768];
+    memset(pal, 0, sizeof pal);
+    pal[3] = 0xff;      /* colour 1: red */
+    pal[6 + 1] = 0xff;  /* colour 2: green */
+    pal[9 + 2] = 0xff;  /* colour 3: blue */
+    shelf sh = {0};
+    shelve(&sh, "mem/game.pal", pal, sizeof pal);
+    trowel_ctx *ctx = ctx_with(&sh);
+    REQUIRE(ctx);
+    bytes b = {font, sizeof font};
+    opened o;
+    REQUIRE(open_bytes(ctx, &b, "TEXTE.DAT", "cine-font", &o) == TROWEL_OK);
+    trowel_sink *png;
+    REQUIRE(trowel_sink_open_memory(ctx, &png) == TROWEL_OK);
+    const char *opts[] = {"palette=mem/game.pal", "frame=1"};
+    CHECK(trowel_convert(ctx, o.a, "png", opts, 2, png) == TROWEL_OK);
+    CHECK_EQ_U64(sh.served, 1);
+    size_t n;
+    const uint8_t *d = trowel_sink_data(png, &n);
+    static const uint8_t plte[] = {'P', 'L', 'T', 'E', 0, 0, 0, 0xff, 0, 0, 0, 0xff, 0, 0, 0, 0xff};
+    bool found = false;
+    for (size_t i = 0; d && i + sizeof plte <= n && !found; i++)
+        found = memcmp(d + i, plte, sizeof plte) == 0;
+    CHECK(found);
+    trowel_sink_discard(png);
+    /* a palette the hook does not serve is refused, naming it */
+    REQUIRE(trowel_sink_open_memory(ctx, &png) == TROWEL_OK);
+    const char *missing[] = {"palette=mem/none.pal", "frame=1"};
+    CHECK(trowel_convert(ctx, o.a, "png", missing, 2, png) != TROWEL_OK);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "palette=mem/none.pal") != NULL);
+    CHECK_EQ_U64(sh.refused, 1);
+    trowel_sink_discard(png);
+    close_opened(&o);
+    /* the shared loader of 768-byte palettes (image.c's default) alike */
+    trowel_palette p;
+    CHECK(trowel_palette_load_rgb768(ctx, "mem/game.pal", &p) == TROWEL_OK);
+    CHECK_EQ_U64(sh.served, 2);
+    CHECK(p.rgba[1][0] == 0xff && p.rgba[1][1] == 0 && p.rgba[2][1] == 0xff &&
+          p.rgba[3][2] == 0xff && p.rgba[3][0] == 0);
+    CHECK(trowel_palette_load_rgb768(ctx, "mem/none.pal", &p) != TROWEL_OK);
+    CHECK_EQ_U64(sh.refused, 2);
+    trowel_ctx_free(ctx);
+}
+
 /* ---- a path the hook does not serve is not read from disk behind it */
 static void test_unserved_source_is_refused(void)
 {
@@ -416,4 +470,5 @@ TEST_MAIN(TEST(test_szdd_from_memory), TEST(test_spz_from_memory), TEST(test_gro
           TEST(test_cine_part_from_memory), TEST(test_vpp_from_memory),
           TEST(test_vpp_base_from_memory), TEST(test_cine_volcnf_from_memory),
           TEST(test_cine_save_from_memory), TEST(test_tres_wtd_from_memory),
-          TEST(test_vsif_from_memory), TEST(test_unserved_source_is_refused))
+          TEST(test_vsif_from_memory), TEST(test_palette_file_from_memory),
+          TEST(test_unserved_source_is_refused))
