@@ -4,7 +4,7 @@
  */
 #include "export/image.h"
 
-#include "core/input.h"
+#include "core/module.h"
 #include "core/reader.h"
 
 #include <ctype.h>
@@ -37,7 +37,7 @@ void trowel_palette_grey(trowel_palette *p, unsigned count)
 trowel_status trowel_palette_load_rgb768(trowel_ctx *ctx, const char *path, trowel_palette *p)
 {
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_open_related(ctx, NULL, path, &in); /* the open hook */
     if (s != TROWEL_OK) /* the message must blame the palette, not the input */
         return trowel_fail(ctx, s, TROWEL_NO_OFFSET, "palette=%s: %s", path,
                            ctx->last_error.message);

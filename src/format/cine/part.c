@@ -22,6 +22,7 @@
 #include "codec/bytekiller.h"
 #include "core/bytes.h"
 #include "core/module.h"
+#include "core/source.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -410,7 +411,7 @@ static trowel_status build_entry(trowel_ctx *ctx, const trowel_source *src, json
         stored = true;
 
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, src->path, &in);
+    trowel_status s = trowel_source_open(ctx, src, &in);
     if (s != TROWEL_OK)
         return s;
     uint8_t *data = NULL;

@@ -30,6 +30,7 @@
  */
 #include "format/cine/cine_gfx.h"
 #include "core/bytes.h"
+#include "core/source.h"
 
 #include <json-c/json.h>
 
@@ -606,10 +607,12 @@ static const field *layout_by_name(const char *name, json_object *root, bool *he
     return NULL;
 }
 
-static trowel_status read_json_source(trowel_ctx *ctx, const char *path, json_object **out)
+static trowel_status read_json_source(trowel_ctx *ctx, const trowel_source *src,
+                                       json_object **out)
 {
+    const char *path = src->path;
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, path, &in);
+    trowel_status s = trowel_source_open(ctx, src, &in);
     if (s != TROWEL_OK)
         return s;
     trowel_reader r;
@@ -650,7 +653,7 @@ static trowel_status save_create(trowel_ctx *ctx, const trowel_create_params *p,
                            "give exactly one savegame JSON (from convert --to savejson), not %zu",
                            p->source_count);
     json_object *root, *v;
-    if ((s = read_json_source(ctx, p->sources[0].path, &root)) != TROWEL_OK)
+    if ((s = read_json_source(ctx, &p->sources[0], &root)) != TROWEL_OK)
         return s;
     bool headered = false;
     const field *layout = NULL;

@@ -28,6 +28,7 @@
 #include "codec/bytekiller.h"
 #include "core/bytes.h"
 #include "core/module.h"
+#include "core/source.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
@@ -616,7 +617,7 @@ static trowel_status build_body(trowel_ctx *ctx, const trowel_create_params *p, 
         }
         trowel_input *in;
         trowel_archive *pa;
-        if ((s = trowel_input_open_file(ctx, p->sources[i].path, &in)) != TROWEL_OK)
+        if ((s = trowel_source_open(ctx, &p->sources[i], &in)) != TROWEL_OK)
             break;
         s = trowel_archive_open(ctx, in, part, &pa);
         if (s == TROWEL_OK) {

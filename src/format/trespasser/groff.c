@@ -24,6 +24,7 @@
 #include "groff.h"
 
 #include "core/bytes.h"
+#include "core/source.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -747,7 +748,7 @@ static trowel_status load_source(trowel_ctx *ctx, const trowel_source *src, uint
                                  uint32_t *size)
 {
     trowel_input *in;
-    trowel_status s = trowel_input_open_file(ctx, src->path, &in);
+    trowel_status s = trowel_source_open(ctx, src, &in);
     if (s != TROWEL_OK)
         return s;
     size_t n = 0;

@@ -13,6 +13,7 @@
 #include "spz.h"
 #include "codec/lzss.h"
 #include "core/module.h"
+#include "core/source.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -161,7 +162,7 @@ static trowel_status spz_create(trowel_ctx *ctx, const trowel_create_params *p,
                            "an SPZ file holds exactly one file (%zu given)", p->source_count);
     trowel_set_entry(ctx, p->sources[0].name);
     trowel_input *in;
-    if ((s = trowel_input_open_file(ctx, p->sources[0].path, &in)) != TROWEL_OK)
+    if ((s = trowel_source_open(ctx, &p->sources[0], &in)) != TROWEL_OK)
         return s;
     uint64_t size = trowel_input_size(in);
     if (size > UINT32_MAX) {

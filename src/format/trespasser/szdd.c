@@ -17,6 +17,7 @@
  */
 #include "codec/lzss.h"
 #include "core/module.h"
+#include "core/source.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -307,7 +308,7 @@ static trowel_status szdd_create(trowel_ctx *ctx, const trowel_create_params *p,
         return s;
     trowel_set_entry(ctx, p->sources[0].name);
     trowel_input *in;
-    if ((s = trowel_input_open_file(ctx, p->sources[0].path, &in)) != TROWEL_OK)
+    if ((s = trowel_source_open(ctx, &p->sources[0], &in)) != TROWEL_OK)
         return s;
     if (trowel_input_size(in) > UINT32_MAX) {
         trowel_input_close(in);

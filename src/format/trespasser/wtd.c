@@ -30,6 +30,7 @@
 
 #include "codec/tres_wavelet.h"
 #include "core/module.h"
+#include "core/source.h"
 #include "export/mesh.h"
 #include "export/png.h"
 
@@ -748,16 +749,9 @@ static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p
                          &h)))
         return s;
     trowel_set_entry(ctx, p->sources[0].name);
-    trowel_input *in;
-    if ((s = trowel_input_open_file(ctx, p->sources[0].path, &in)) != TROWEL_OK)
-        return s;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
     uint8_t *data = NULL;
     size_t size = 0;
-    s = trowel_reader_load(&r, &data, &size);
-    trowel_input_close(in);
-    if (s != TROWEL_OK)
+    if ((s = trowel_source_load(ctx, &p->sources[0], &data, &size)) != TROWEL_OK)
         return s;
     unsigned depth;
     if (size >= 8 && memcmp(data, "\x89PNG\r\n\x1a\n", 8) == 0) {

@@ -12,6 +12,7 @@
 
 #include "codec/vsif_lzma.h"
 #include "core/sink.h"
+#include "core/source.h"
 
 #include <ctype.h>
 #include <json-c/json.h>
@@ -196,7 +197,7 @@ static trowel_status add_source(builder *b, const trowel_source *src)
         return s;
     trowel_set_entry(ctx, name);
     trowel_input *in;
-    if ((s = trowel_input_open_file(ctx, src->path, &in)) != TROWEL_OK)
+    if ((s = trowel_source_open(ctx, src, &in)) != TROWEL_OK)
         return s;
     trowel_reader r;
     trowel_reader_init(&r, ctx, in);
@@ -709,15 +710,9 @@ static trowel_status add_stored_source(builder *b, const trowel_source *src, jso
     if (s != TROWEL_OK)
         return s;
     trowel_set_entry(ctx, src->name);
-    trowel_input *in;
-    if ((s = trowel_input_open_file(ctx, src->path, &in)) != TROWEL_OK)
-        return s;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
     uint8_t *bvcd = NULL;
     size_t n = 0;
-    s = trowel_reader_load(&r, &bvcd, &n);
-    trowel_input_close(in);
+    s = trowel_source_load(ctx, src, &bvcd, &n);
     if (s == TROWEL_OK && (n < 4 || !bvcd || memcmp(bvcd, bvcd_id, 4) != 0))
         s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "not a BVCD (no \"bvcd\" signature)");
     build_scene *sc = NULL;

@@ -43,6 +43,7 @@
 #include "codec/zlib.h"
 #include "core/input.h"
 #include "core/sink.h"
+#include "core/source.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -51,7 +52,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define VPP_MAGIC_BE 0xCE0A8951u             /* console files, read little-endian */
@@ -1212,11 +1212,10 @@ static trowel_status check_deletions(trowel_ctx *ctx, const trowel_create_params
 
 static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
 {
-    struct stat sb;
-    if (stat(it->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+    const trowel_source src = {it->name, it->path};
+    if (trowel_source_size(ctx, &src, &it->size) != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: not a readable file",
                            it->path);
-    it->size = (uint64_t)sb.st_size;
     return TROWEL_OK;
 }
 
@@ -1256,7 +1255,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     const char *base_path = trowel_options_get(p->options, p->option_count, "base");
     trowel_input *base_in = NULL;
     trowel_archive *base = NULL;
-    if (base_path && (s = trowel_input_open_file(ctx, base_path, &base_in)) == TROWEL_OK)
+    if (base_path && (s = trowel_open_related(ctx, NULL, base_path, &base_in)) == TROWEL_OK)
         s = trowel_archive_open(ctx, base_in, &trowel_format_vpp, &base);
     vpp_layout L;
     vpp_pad *pads = NULL;

@@ -27,6 +27,7 @@
 
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
+#include "core/source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,7 +230,8 @@ static trowel_status item_open(writer *w, const vpp_item *it, trowel_input **in,
         *r = it->data;
         return TROWEL_OK;
     }
-    trowel_status s = trowel_input_open_file(w->ctx, it->path, in);
+    const trowel_source src = {it->name, it->path};
+    trowel_status s = trowel_source_open(w->ctx, &src, in);
     if (s != TROWEL_OK)
         return s;
     trowel_reader_init(r, w->ctx, *in);
