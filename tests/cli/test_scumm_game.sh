@@ -80,7 +80,7 @@ assert_rc "-O room=9" 0
 assert_ne "-O room=9: other colours than room 1's (rooms 2-6 are black; 7 and 8 agree with 1 in the colours zif uses)" "$(sha256sum <game/room06/cost002/sheet.png)" \
     "$(sha256sum <room9/room06/cost002/sheet.png)"
 run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=99 -o room99
-assert_usage_error "-O room=99 (no such room)"
+assert_rc "-O room=99 (no such room): the input lacks it, exit 1" 1
 run "$TROWEL" convert "$OQ/tentacle.000" --to png -O room=1 -O palette=x.pal -o both
 assert_usage_error "-O room with -O palette"
 
@@ -123,7 +123,7 @@ assert_json_eq "palette=FILE: said in costume.json" alone/costume.json .palette_
     "palette=room1.$([ -n "$PY" ] && echo "gif (a GIF's colour table)" || echo "raw (768 bytes of RGB)")"
 printf 'PALS\0\0\0\x10WRAP\0\0\0\x08' >empty.pals
 run "$TROWEL" convert "$OQ/zif.cost" --to png -O palette=empty.pals -o bad-pals
-assert_usage_error "a PALS block without a palette"
+assert_rc "a PALS block without a palette: bad input, exit 1" 1
 assert_contains "a PALS block without a palette: said" "$ERR" "a PALS block without a WRAP"
 
 # No room palette at all: a stand-in, said once.

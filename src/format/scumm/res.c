@@ -811,7 +811,7 @@ static trowel_status pick_palette(trowel_archive *a, size_t i, const scumm_costu
     *found = false;
     if (chosen >= 0) {
         if (!try_room_palette(a, (int)chosen, rgb))
-            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+            return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                                "room=%ld: no such room, or it has no palette", chosen);
         snprintf(from, cap, "room %ld (-O room=%ld)", chosen, chosen);
         *found = true;
