@@ -344,7 +344,10 @@ enum {
     TROWEL_CAP_VERIFY = 1u << 3,
     TROWEL_CAP_CONVERT = 1u << 4,
     TROWEL_CAP_MANIFEST = 1u << 5, /* extract --manifest / create --manifest */
-    TROWEL_CAP_NAMES = 1u << 6     /* stores name hashes; --names recovers names */
+    TROWEL_CAP_NAMES = 1u << 6,    /* stores name hashes; --names recovers names */
+    /* create reads --manifest as a stream (its memory counted by the limit);
+     * the manifest's "entries" name no files to read */
+    TROWEL_CAP_STREAMED_MANIFEST = 1u << 7
 };
 
 /* The formats built in (static; any thread). at: NULL past the end; find:

@@ -12,7 +12,7 @@
 
 #include "core/reader.h"
 
-struct json_object;
+struct trowel_json_writer;
 
 #define VOL_ASM_MAGIC 0xBEEFFEEDu
 #define VOL_ASM_FLAG_SIZE_LIST 0x80u /* v5: the container stores a size list */
@@ -73,9 +73,15 @@ trowel_status vol_asm_read_damaged(trowel_ctx *ctx, trowel_reader *r, vol_asm **
 trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out);
 void vol_asm_free(trowel_ctx *ctx, vol_asm *m);
 
-/* The JSON form (the "asm" object of `convert --to json`), and back. */
-trowel_status vol_asm_to_json(trowel_ctx *ctx, const vol_asm *m, struct json_object **out);
-trowel_status vol_asm_from_json(trowel_ctx *ctx, struct json_object *o, vol_asm **out);
+/* The JSON form (the "asm" object of `convert --to json`), written as one
+ * value (after its key) through w; the writer holds the first failure. */
+void vol_asm_write_json(const vol_asm *m, struct trowel_json_writer *w);
+/* And back: the model of the "asm" member of the JSON document text (len
+ * bytes), read as it streams by, every allocation counted. The whole text
+ * must be valid JSON; a field that is missing, of the wrong type or out of
+ * range is refused naming it (TROWEL_ERR_USAGE), a document without "asm"
+ * too. */
+trowel_status vol_asm_read_json(trowel_ctx *ctx, const char *text, size_t len, vol_asm **out);
 
 /* The container named name (compared without case and without a
  * ".str2_pc" ending on either side), or NULL. */
