@@ -43,15 +43,22 @@ static void put_c(trowel_json_writer *w, char c)
         w->buf[w->used++] = c;
 }
 
+/* Room for n more bytes in the buffer (flushing it first if need be), or
+ * NULL when n does not fit in it at all or the writer has failed. */
+static inline char *room(trowel_json_writer *w, size_t n)
+{
+    if (sizeof w->buf - w->used < n)
+        flush(w);
+    return w->s == TROWEL_OK && n <= sizeof w->buf ? w->buf + w->used : NULL;
+}
+
+static const char spaces[2 * TROWEL_JW_MAX_DEPTH + 1] =
+    "                                                                "
+    "                                                                ";
+
 static void indent(trowel_json_writer *w, unsigned level)
 {
-    static const char spaces[] = "                                ";
-    size_t n = (size_t)level * 2;
-    while (n) {
-        size_t k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
-        put(w, spaces, k);
-        n -= k;
-    }
+    put(w, spaces, (size_t)level * 2); /* level <= TROWEL_JW_MAX_DEPTH */
 }
 
 void trowel_jw_init(trowel_json_writer *w, trowel_sink *out)
@@ -153,22 +160,56 @@ static void escaped(trowel_json_writer *w, const char *s, size_t len)
     put_c(w, '"');
 }
 
+/* True when s needs no escape in JSON. */
+static bool plain(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '"' || c == '\\')
+            return false;
+    }
+    return true;
+}
+
 void trowel_jw_key(trowel_json_writer *w, const char *key)
 {
-    if (w->has_items[w->depth])
-        put_c(w, ',');
-    put_c(w, '\n');
+    size_t len = strlen(key), ind = (size_t)w->depth * 2;
+    bool more = w->has_items[w->depth];
     w->has_items[w->depth] = true;
-    indent(w, w->depth);
-    escaped(w, key, strlen(key));
-    put(w, ": ", 2);
     w->after_key = true;
+    char *p = plain(key, len) ? room(w, len + ind + 6) : NULL;
+    if (!p) { /* the general way: escapes, or longer than the buffer */
+        put(w, ",\n" + !more, 2 - !more);
+        indent(w, w->depth);
+        escaped(w, key, len);
+        put(w, ": ", 2);
+        return;
+    }
+    char *start = p;
+    if (more)
+        *p++ = ',';
+    *p++ = '\n';
+    memcpy(p, spaces, ind);
+    p += ind;
+    *p++ = '"';
+    memcpy(p, key, len);
+    p += len;
+    memcpy(p, "\": ", 3);
+    w->used += (size_t)(p + 3 - start);
 }
 
 void trowel_jw_string_n(trowel_json_writer *w, const char *s, size_t len)
 {
     before_value(w);
-    escaped(w, s, len);
+    char *p = len < 256 && plain(s, len) ? room(w, len + 2) : NULL;
+    if (!p) {
+        escaped(w, s, len);
+        return;
+    }
+    p[0] = '"';
+    memcpy(p + 1, s, len);
+    p[len + 1] = '"';
+    w->used += len + 2;
 }
 
 void trowel_jw_string(trowel_json_writer *w, const char *s) { trowel_jw_string_n(w, s, strlen(s)); }
@@ -182,7 +223,11 @@ void trowel_jw_uint(trowel_json_writer *w, uint64_t v)
         digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    put(w, digits + sizeof digits - n, n);
+    char *p = room(w, n);
+    if (p) {
+        memcpy(p, digits + sizeof digits - n, n);
+        w->used += n;
+    }
 }
 
 void trowel_jw_int(trowel_json_writer *w, int64_t v)
