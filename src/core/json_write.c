@@ -179,7 +179,9 @@ void trowel_jw_key(trowel_json_writer *w, const char *key)
     w->after_key = true;
     char *p = plain(key, len) ? room(w, len + ind + 6) : NULL;
     if (!p) { /* the general way: escapes, or longer than the buffer */
-        put(w, ",\n" + !more, 2 - !more);
+        if (more)
+            put_c(w, ',');
+        put_c(w, '\n');
         indent(w, w->depth);
         escaped(w, key, len);
         put(w, ": ", 2);
