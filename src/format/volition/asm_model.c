@@ -33,6 +33,11 @@
 
 static bool has_remaps(uint16_t version) { return version >= 11; }
 
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
 static trowel_status read_string(trowel_reader *r, char **out)
 {
     uint16_t len;
@@ -95,8 +100,47 @@ static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
     return TROWEL_OK;
 }
 
+/* A primitive that lies in one span of the input (nearly all do), read
+ * from it at once: the checks of read_primitive, a few calls instead of
+ * one a field (an ASM holds up to 100,000s of primitives). False, with
+ * nothing read, when it does not lie in one span. */
+static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_primitive *p,
+                                trowel_status *s)
+{
+    size_t fixed = has_remaps(version) ? 13 : 12; /* 4 u8, 2 u32, v11/v12 a u8 */
+    const uint8_t *b;
+    if (trowel_reader_remaining(r) < 2 || trowel_reader_peek(r, 2, &b) != TROWEL_OK)
+        return false;
+    size_t len = (size_t)b[0] | (size_t)b[1] << 8, need = 2 + len + fixed;
+    if (need > TROWEL_READER_SPAN_MAX || need > trowel_reader_remaining(r) ||
+        trowel_reader_peek(r, need, &b) != TROWEL_OK)
+        return false;
+    const uint8_t *name = b + 2, *f = b + 2 + len;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] < 0x20 || name[i] >= 0x7F) {
+            *s = trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r) + 2 + i,
+                             "a name holds byte 0x%02X (names are printable ASCII)", name[i]);
+            return true;
+        }
+    if (!(p->name = trowel_mem_alloc(r->ctx, len + 1))) {
+        *s = r->ctx->last_error.status;
+        return true;
+    }
+    memcpy(p->name, name, len);
+    p->name[len] = '\0';
+    p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
+    p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
+    if (has_remaps(version))
+        p->alloc_group = f[12];
+    *s = trowel_reader_skip(r, need);
+    return true;
+}
+
 static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p)
 {
+    trowel_status span_status;
+    if (read_primitive_span(r, version, p, &span_status))
+        return span_status;
     trowel_status s;
     if ((s = read_string(r, &p->name)) || (s = trowel_read_u8(r, &p->type)) ||
         (s = trowel_read_u8(r, &p->allocator)) || (s = trowel_read_u8(r, &p->flags)) ||
@@ -115,8 +159,17 @@ static trowel_status read_sizes(trowel_reader *r, vol_asm_container *c, uint32_t
     if (!c->sizes)
         return r->ctx->last_error.status;
     c->size_count = count;
-    for (uint32_t i = 0; i < count && s == TROWEL_OK; i++)
-        s = trowel_read_u32le(r, &c->sizes[i]);
+    /* In spans of whole sizes (check_count made sure they are all there). */
+    for (uint32_t i = 0; i < count && s == TROWEL_OK;) {
+        uint32_t n = count - i < TROWEL_READER_SPAN_MAX / 4 ? count - i : TROWEL_READER_SPAN_MAX / 4;
+        const uint8_t *b;
+        if ((s = trowel_reader_peek(r, (size_t)n * 4, &b)) != TROWEL_OK)
+            break;
+        for (uint32_t k = 0; k < n; k++)
+            c->sizes[i + k] = le32(b + 4 * k);
+        i += n;
+        s = trowel_reader_skip(r, (uint64_t)n * 4);
+    }
     return s;
 }
 
