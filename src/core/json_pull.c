@@ -41,14 +41,23 @@ static trowel_jp_token fail(trowel_json_pull *p, size_t at, const char *expected
     return TROWEL_JP_ERROR;
 }
 
+/* Locals, not p's fields, in the loops below: the text is chars, which may
+ * alias anything, so the compiler would otherwise store pos every byte. */
 static void skip_space(trowel_json_pull *p)
 {
-    while (p->pos < p->len) {
-        char c = p->text[p->pos];
-        if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
-            return;
-        p->pos++;
+    static const char eight_spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    const char *t = p->text;
+    size_t pos = p->pos, len = p->len;
+    while (pos < len) {
+        unsigned char c = (unsigned char)t[pos];
+        if (c > ' ' || (c != ' ' && c != '\n' && c != '\r' && c != '\t'))
+            break;
+        pos++;
+        /* Indentation: eight spaces at a time. */
+        while (len - pos >= 8 && memcmp(t + pos, eight_spaces, 8) == 0)
+            pos += 8;
     }
+    p->pos = pos;
 }
 
 static bool reserve(trowel_json_pull *p, size_t more)
@@ -134,13 +143,15 @@ static bool read_string(trowel_json_pull *p)
     size_t start = p->pos++;
     p->str_len = 0;
     for (;;) {
-        size_t run = p->pos;
-        while (p->pos < p->len) {
-            unsigned char c = (unsigned char)p->text[p->pos];
+        size_t run = p->pos, pos = p->pos, len = p->len;
+        const char *t = p->text;
+        while (pos < len) {
+            unsigned char c = (unsigned char)t[pos];
             if (c == '"' || c == '\\' || c < 0x20)
                 break;
-            p->pos++;
+            pos++;
         }
+        p->pos = pos;
         if (!append(p, p->text + run, p->pos - run))
             return false;
         if (p->pos == p->len)

@@ -121,12 +121,17 @@ typedef struct json_in {
     vol_asm *m;
     bool version_known;
     char where[96];
+    long prim; /* the primitive being read (after where), or -1: the
+                * message is made only on an error */
 } json_in;
 
 static trowel_status bad(json_in *j, const char *key, const char *what)
 {
-    return trowel_fail(j->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "asm JSON: %s%s%s %s",
-                       j->where, *j->where ? "." : "", key, what);
+    char prim[48] = "";
+    if (j->prim >= 0)
+        snprintf(prim, sizeof prim, ".primitives[%ld]", j->prim);
+    return trowel_fail(j->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "asm JSON: %s%s%s%s %s",
+                       j->where, prim, *j->where ? "." : "", key, what);
 }
 
 static trowel_status pulled(json_in *j)
@@ -213,7 +218,7 @@ static trowel_status get_hex(json_in *j, const char *key, vol_asm_container *c)
 static int key_index(const char *const *keys, int n, const char *key)
 {
     for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], key) == 0)
+        if (keys[i][0] == key[0] && strcmp(keys[i], key) == 0)
             return i;
     return -1;
 }
@@ -328,16 +333,14 @@ static trowel_status primitives_from(json_in *j, vol_asm_container *c)
 {
     trowel_status s = expect_array(j, "primitives");
     size_t cap = 0, max = v11(j->m) ? INT16_MAX : UINT16_MAX;
-    size_t len = strlen(j->where);
     while (s == TROWEL_OK && (s = pulled(j)) == TROWEL_OK && j->tok != TROWEL_JP_ARRAY_END) {
         void *items = c->prims;
         if ((s = grow(j, &items, &cap, c->prim_count, sizeof *c->prims, max, "primitives")))
             break;
         c->prims = items;
-        snprintf(j->where + len, sizeof j->where - len, ".primitives[%u]", (unsigned)c->prim_count);
-        c->prim_count++;
+        j->prim = c->prim_count++;
         s = primitive_from(j, &c->prims[c->prim_count - 1]);
-        j->where[len] = '\0';
+        j->prim = -1;
     }
     return s;
 }
@@ -592,7 +595,7 @@ trowel_status vol_asm_read_json(trowel_ctx *ctx, const char *text, size_t len, v
     vol_asm *m = trowel_mem_calloc(ctx, 1, sizeof *m);
     if (!m)
         return ctx->last_error.status;
-    json_in j = {.ctx = ctx, .m = m};
+    json_in j = {.ctx = ctx, .m = m, .prim = -1};
     trowel_jp_init(&j.p, ctx, "asm JSON", text, len);
     bool found = false;
     trowel_status s = document_from(&j, &found);
