@@ -355,16 +355,34 @@ void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
 
 /* ----------------------------------------------------------------- write */
 
-/* Fields go to the sink one by one; the first failure sticks. */
+/* Fields gather in a small buffer on their way to the sink (an ASM has
+ * millions of them); the first failure sticks. */
 typedef struct asm_writer {
     trowel_sink *out;
     trowel_status s;
+    size_t used;
+    uint8_t buf[8192];
 } asm_writer;
+
+static void flush(asm_writer *w)
+{
+    if (w->s == TROWEL_OK && w->used)
+        w->s = trowel_sink_write(w->out, w->buf, w->used);
+    w->used = 0;
+}
 
 static void put(asm_writer *w, const void *p, size_t n)
 {
-    if (w->s == TROWEL_OK && n)
+    if (n > sizeof w->buf - w->used)
+        flush(w);
+    if (w->s != TROWEL_OK || !n)
+        return;
+    if (n > sizeof w->buf) { /* a long aux block: straight through */
         w->s = trowel_sink_write(w->out, p, n);
+        return;
+    }
+    memcpy(w->buf + w->used, p, n);
+    w->used += n;
 }
 
 static void put_u8(asm_writer *w, uint8_t v) { put(w, &v, 1); }
@@ -431,20 +449,28 @@ trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out)
                                "(%u), not %u",
                                m->containers[i].name, m->version,
                                2u * m->containers[i].prim_count, m->containers[i].size_count);
-    asm_writer w = {out, TROWEL_OK};
-    put_u32(&w, VOL_ASM_MAGIC);
-    put_u16(&w, m->version);
-    put_u16(&w, m->container_count);
+    asm_writer *w = trowel_mem_alloc(ctx, sizeof *w);
+    if (!w)
+        return ctx->last_error.status;
+    w->out = out;
+    w->s = TROWEL_OK;
+    w->used = 0;
+    put_u32(w, VOL_ASM_MAGIC);
+    put_u16(w, m->version);
+    put_u16(w, m->container_count);
     for (int i = 0; has_remaps(m->version) && i < VOL_ASM_REMAPS; i++) {
-        put_u32(&w, m->remap_count[i]);
+        put_u32(w, m->remap_count[i]);
         for (uint32_t k = 0; k < m->remap_count[i]; k++) {
-            put_string(&w, m->remaps[i][k].name);
-            put_u8(&w, m->remaps[i][k].index);
+            put_string(w, m->remaps[i][k].name);
+            put_u8(w, m->remaps[i][k].index);
         }
     }
     for (uint16_t i = 0; i < m->container_count; i++)
-        write_container(&w, m->version, &m->containers[i]);
-    return w.s;
+        write_container(w, m->version, &m->containers[i]);
+    flush(w);
+    trowel_status st = w->s;
+    trowel_mem_free(ctx, w);
+    return st;
 }
 
 /* ------------------------------------------------------------------ find */
