@@ -44,6 +44,11 @@ typedef struct vol_asm_container {
     uint32_t size_count;
     vol_asm_primitive *prims;
     uint16_t prim_count;
+    /* Read from a file: the primitives' names, one after another, in one
+     * allocation (a name inside it is not freed on its own); NULL when
+     * each name has its own (the JSON reader). */
+    char *name_block;
+    size_t name_block_size;
 } vol_asm_container;
 
 enum { VOL_ASM_ALLOCATORS, VOL_ASM_PRIMITIVE_TYPES, VOL_ASM_CONTAINER_TYPES, VOL_ASM_REMAPS };

@@ -105,7 +105,7 @@ static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
  * one a field (an ASM holds up to 100,000s of primitives). False, with
  * nothing read, when it does not lie in one span. */
 static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_primitive *p,
-                                trowel_status *s)
+                                char **names, trowel_status *s)
 {
     size_t fixed = has_remaps(version) ? 13 : 12; /* 4 u8, 2 u32, v11/v12 a u8 */
     const uint8_t *b;
@@ -122,7 +122,10 @@ static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_prim
                              "a name holds byte 0x%02X (names are printable ASCII)", name[i]);
             return true;
         }
-    if (!(p->name = trowel_mem_alloc(r->ctx, len + 1))) {
+    if (*names) { /* the container's name block has room: counted for it */
+        p->name = *names;
+        *names += len + 1;
+    } else if (!(p->name = trowel_mem_alloc(r->ctx, len + 1))) {
         *s = r->ctx->last_error.status;
         return true;
     }
@@ -136,10 +139,11 @@ static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_prim
     return true;
 }
 
-static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p)
+static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p,
+                                    char **names)
 {
     trowel_status span_status;
-    if (read_primitive_span(r, version, p, &span_status))
+    if (read_primitive_span(r, version, p, names, &span_status))
         return span_status;
     trowel_status s;
     if ((s = read_string(r, &p->name)) || (s = trowel_read_u8(r, &p->type)) ||
@@ -205,6 +209,39 @@ static trowel_status read_container_middle(trowel_reader *r, uint16_t version,
     return TROWEL_OK;
 }
 
+/* One allocation for the names of a container's primitives (one malloc
+ * a name was a third of parsing a large ASM), sized by a first look at
+ * their lengths. When they cannot all be seen (a file cut short, a name
+ * too long for one span), there is no block: each name then gets its own,
+ * and the reading proper meets the fault and reports it. */
+static trowel_status alloc_name_block(trowel_reader *r, uint16_t version, vol_asm_container *c)
+{
+    size_t fixed = has_remaps(version) ? 13 : 12, total = 0;
+    trowel_reader scan = *r;
+    trowel_error before = r->ctx->last_error; /* a failed look is no error */
+    for (uint16_t i = 0; i < c->prim_count; i++) {
+        const uint8_t *b;
+        if (trowel_reader_remaining(&scan) < 2 || trowel_reader_peek(&scan, 2, &b) != TROWEL_OK) {
+            r->ctx->last_error = before;
+            return TROWEL_OK;
+        }
+        size_t len = (size_t)b[0] | (size_t)b[1] << 8;
+        if (2 + len + fixed > TROWEL_READER_SPAN_MAX ||
+            trowel_reader_skip(&scan, 2 + len + fixed) != TROWEL_OK) {
+            r->ctx->last_error = before;
+            return TROWEL_OK;
+        }
+        total += len + 1;
+    }
+    if (!total)
+        return TROWEL_OK;
+    c->name_block = trowel_mem_alloc(r->ctx, total);
+    if (!c->name_block)
+        return r->ctx->last_error.status;
+    c->name_block_size = total;
+    return TROWEL_OK;
+}
+
 static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_container *c)
 {
     trowel_status s;
@@ -222,16 +259,29 @@ static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_
     c->prims = trowel_mem_calloc(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims);
     if (!c->prims)
         return r->ctx->last_error.status;
+    char *names = NULL;
+    if ((s = alloc_name_block(r, version, c)) != TROWEL_OK)
+        return s;
+    names = c->name_block;
     for (uint16_t i = 0; i < c->prim_count; i++)
-        if ((s = read_primitive(r, version, &c->prims[i])) != TROWEL_OK)
+        if ((s = read_primitive(r, version, &c->prims[i], &names)) != TROWEL_OK)
             return s;
     return TROWEL_OK;
+}
+
+/* True when name lies in the container's name block. */
+static bool in_block(const vol_asm_container *c, const char *name)
+{
+    uintptr_t at = (uintptr_t)name, block = (uintptr_t)c->name_block;
+    return c->name_block && at >= block && at < block + c->name_block_size;
 }
 
 static void free_container(trowel_ctx *ctx, vol_asm_container *c)
 {
     for (uint16_t k = 0; c->prims && k < c->prim_count; k++)
-        trowel_mem_free(ctx, c->prims[k].name);
+        if (!in_block(c, c->prims[k].name))
+            trowel_mem_free(ctx, c->prims[k].name);
+    trowel_mem_free(ctx, c->name_block);
     trowel_mem_free(ctx, c->prims);
     trowel_mem_free(ctx, c->sizes);
     trowel_mem_free(ctx, c->aux);
