@@ -5,7 +5,7 @@
 # the same bytes (run it under the heavy-job lock:
 # flock /tmp/trowel-heavy.lock bash bench/bench_asm.sh build). The input is
 # a large ASM v12 made here from JSON (bench/gen_asm.py; BENCH_ASM_CONTAINERS
-# containers, default 4,000, of BENCH_ASM_PRIMITIVES primitives, default 25:
+# containers, default 1,000, of BENCH_ASM_PRIMITIVES primitives, default 100 (issue 20):
 # 100,000 primitives, ~5 MB of ASM, ~35 MB of JSON):
 #   1. parse: `trowel info` of the ASM              vs  cp of the ASM;
 #   2. ASM -> JSON: `trowel convert --to json`      vs  cp of that JSON;
@@ -20,8 +20,8 @@ set -euo pipefail
 
 build=${1:-build}
 runs=${BENCH_RUNS:-9}
-containers=${BENCH_ASM_CONTAINERS:-4000}
-prims=${BENCH_ASM_PRIMITIVES:-25}
+containers=${BENCH_ASM_CONTAINERS:-1000}
+prims=${BENCH_ASM_PRIMITIVES:-100}
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "$build" && pwd)
 trowel=$build/trowel

@@ -494,7 +494,10 @@ static int run_create(const cli_args *args, cli_session *s)
     const trowel_format *fmt = NULL;
     if (rc == CLI_EXIT_OK)
         rc = choose_format(s, args, manifest, &fmt);
-    json_object *m = manifest ? json_tokener_parse(manifest) : NULL;
+    /* A format that streams its manifest (asm) reads it in the library,
+     * within the memory limit; its entries name no files. */
+    bool streamed = fmt && (trowel_format_caps(fmt) & TROWEL_CAP_STREAMED_MANIFEST);
+    json_object *m = manifest && !streamed ? json_tokener_parse(manifest) : NULL;
     create_job j = {.s = s, .dir = cli_args_last(args, OPT_DIRECTORY),
                     .recursive = cli_args_has(args, OPT_RECURSIVE), .exclude = &patterns};
     cli_session_progress(s);

@@ -351,8 +351,11 @@ enum {
     TROWEL_CAP_CONVERT = 1u << 4,
     TROWEL_CAP_MANIFEST = 1u << 5, /* extract --manifest / create --manifest */
     TROWEL_CAP_NAMES = 1u << 6,    /* stores name hashes; --names recovers names */
-    TROWEL_CAP_ENTRIES = 1u << 7   /* entries can be listed, though they hold no data to
+    TROWEL_CAP_ENTRIES = 1u << 7,  /* entries can be listed, though they hold no data to
                                       read (ASM containers); TROWEL_CAP_LIST implies it */
+    /* create reads --manifest as a stream (its memory counted by the limit);
+     * the manifest's "entries" name no files to read */
+    TROWEL_CAP_STREAMED_MANIFEST = 1u << 8
 };
 
 /* The formats built in (static; any thread). at: NULL past the end; find:

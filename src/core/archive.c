@@ -5,6 +5,8 @@
  */
 #include "filter.h"
 #include "input.h"
+#include "json_pull.h"
+#include "json_write.h"
 #include "module.h"
 #include "sink.h"
 
@@ -33,6 +35,8 @@ unsigned trowel_format_caps(const trowel_format *f)
         caps |= TROWEL_CAP_VERIFY;
     if (f->set_names)
         caps |= TROWEL_CAP_NAMES;
+    if (f->create_reads_manifest_text)
+        caps |= TROWEL_CAP_STREAMED_MANIFEST;
     return caps;
 }
 
@@ -607,11 +611,11 @@ trowel_status trowel_archive_manifest(trowel_archive *a, char **out)
 trowel_status trowel_manifest_format(trowel_ctx *ctx, const char *json, const trowel_format **out)
 {
     *out = NULL;
-    json_object *m = json_tokener_parse(json);
-    json_object *f = NULL;
-    const char *id = m && json_object_object_get_ex(m, "format", &f) ? json_object_get_string(f) : NULL;
-    const trowel_format *fmt = id ? trowel_format_find(id) : NULL;
-    json_object_put(m);
+    /* Read up to "format" only: a manifest may be large (an ASM's). */
+    char id[64];
+    const trowel_format *fmt = trowel_json_top_string(ctx, json, strlen(json), "format", id, sizeof id)
+                                   ? trowel_format_find(id)
+                                   : NULL;
     if (!fmt)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "the manifest is not valid JSON or names no known format");
@@ -770,7 +774,15 @@ static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "trowel cannot create %s files yet", f->id);
     json_object *manifest = NULL;
-    if (p->manifest_json) {
+    char id[64];
+    if (p->manifest_json && f->create_reads_manifest_text) {
+        /* The format reads the text itself; only its "format" is looked at. */
+        if (!trowel_json_top_string(ctx, p->manifest_json, strlen(p->manifest_json), "format", id,
+                                    sizeof id) ||
+            strcmp(id, f->id) != 0)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "the manifest is not a %s manifest", f->id);
+    } else if (p->manifest_json) {
         manifest = json_tokener_parse(p->manifest_json);
         trowel_json_restore_bytes(manifest); /* names' exact bytes, from "name_bytes" */
         json_object *fid = NULL;
@@ -804,6 +816,28 @@ static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
 
 /* --------------------------------------------------------------- convert */
 
+/* The document json-c printed (text: an object with members, so it ends
+ * "\n}"), then what the format streams into it, then its closing brace. */
+static trowel_status json_stream_rest(trowel_archive *a, const char *text, trowel_sink *out)
+{
+    size_t n = strlen(text);
+    if (n < 2 || strcmp(text + n - 2, "\n}") != 0)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "the JSON document does not end as an object");
+    trowel_status s = trowel_sink_write(out, text, n - 2);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_json_writer *w = trowel_mem_alloc(a->ctx, sizeof *w);
+    if (!w)
+        return a->ctx->last_error.status;
+    trowel_jw_init_in_object(w, out, true);
+    s = a->fmt->convert_json_stream(a, w);
+    trowel_jw_end_object(w);
+    trowel_status done = trowel_jw_finish(w, a->ctx);
+    trowel_mem_free(a->ctx, w);
+    return s != TROWEL_OK ? s : done;
+}
+
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *opts, size_t nopts, trowel_sink *out)
 {
@@ -823,7 +857,9 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
             s = json_text(a->ctx, doc, what, &text);
         else
             json_object_put(doc);
-        if (s == TROWEL_OK)
+        if (s == TROWEL_OK && a->fmt->convert_json_stream)
+            s = json_stream_rest(a, text, out);
+        else if (s == TROWEL_OK)
             s = trowel_sink_write(out, text, strlen(text));
         if (s == TROWEL_OK)
             s = trowel_sink_write(out, "\n", 1);

@@ -11,6 +11,7 @@
 
 struct json_object;
 struct trowel_codec_stream;
+struct trowel_json_writer;
 
 /* Bids: how sure a format is that the input is its own. 0 means "not mine".
  * A magic number alone is worth TROWEL_BID_MAGIC; structure that checks out
@@ -65,6 +66,15 @@ struct trowel_format {
      * from that JSON needs (asm), a costume's limbs and commands (scumm),
      * what info and entries cannot hold. */
     trowel_status (*convert_json)(trowel_archive *a, struct json_object *doc);
+    /* Optional, instead of convert_json for structure too large for a tree
+     * (asm): writes its members (keys and values) through w, which goes on
+     * inside the document's top-level object after info and entries. */
+    trowel_status (*convert_json_stream)(trowel_archive *a, struct trowel_json_writer *w);
+    /* True when create reads the manifest text (p->manifest_json) itself,
+     * streaming, every allocation counted: the archive layer then only
+     * checks its "format" (without building a tree), passes manifest NULL
+     * and takes no sources from its "entries". */
+    bool create_reads_manifest_text;
     /* Optional: converts to a target other than "json". */
     trowel_status (*convert)(trowel_archive *a, const char *target, const char *const *opts,
                              size_t nopts, trowel_sink *out);

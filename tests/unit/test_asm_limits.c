@@ -1,18 +1,17 @@
 /*
  * The ASM JSON form (src/format/volition/asm_json.c) under the context's
- * memory limit: a container's aux data becomes hex in memory counted
- * against the limit, so a v11 file with 1 MiB of aux data converts within
- * a limit that has room for its 2 MiB of digits and fails with
- * TROWEL_ERR_LIMIT (nothing leaked, no half document) within one that has
- * not. The digits are exact.
+ * memory limit: a container's aux data (1 MiB, v11) streams out as 2 MiB
+ * of exact hex digits without any memory beyond the model; reading them
+ * back counts the string and the aux bytes, so a limit without room for
+ * them fails with TROWEL_ERR_LIMIT (nothing leaked, no model) and one with
+ * room gives the file's bytes back.
  */
 #include "codec_data.h"
 #include "test.h"
 
+#include "core/json_write.h"
 #include "core/module.h"
 #include "format/volition/asm.h"
-
-#include <json-c/json.h>
 
 #define AUX_SIZE ((size_t)1 << 20)
 
@@ -62,7 +61,31 @@ static uint8_t *asm_with_big_aux(size_t *n)
     return file;
 }
 
-static void test_aux_hex_is_counted_against_the_limit(void)
+/* The model written as JSON by the streaming writer: the whole text in
+ * *len bytes (malloc'ed). */
+static char *model_json(trowel_ctx *ctx, const vol_asm *m, trowel_status *st, size_t *len)
+{
+    trowel_sink *sink = NULL;
+    *st = trowel_sink_open_memory(ctx, &sink);
+    if (*st != TROWEL_OK)
+        return NULL;
+    trowel_json_writer *w = malloc(sizeof *w);
+    trowel_jw_init(w, sink);
+    trowel_jw_begin_object(w);
+    trowel_jw_key(w, "format");
+    trowel_jw_string(w, "asm");
+    trowel_jw_key(w, "asm");
+    vol_asm_write_json(m, w);
+    trowel_jw_end_object(w);
+    *st = trowel_jw_finish(w, ctx);
+    free(w);
+    const uint8_t *d = trowel_sink_data(sink, len);
+    char *text = *st == TROWEL_OK ? strndup((const char *)d, *len) : NULL;
+    trowel_sink_discard(sink);
+    return text;
+}
+
+static void test_aux_hex_streams_and_reads_back_within_the_limit(void)
 {
     size_t n;
     uint8_t *file = asm_with_big_aux(&n);
@@ -76,23 +99,29 @@ static void test_aux_hex_is_counted_against_the_limit(void)
     REQUIRE(m->container_count == 1 && m->containers[0].aux_size == AUX_SIZE);
     uint64_t in_use = trowel_ctx_mem_in_use(ctx);
 
-    /* Room for the model, not for 2 MiB of digits. */
-    trowel_ctx_set_mem_limit(ctx, in_use + AUX_SIZE);
-    json_object *o = (json_object *)1;
-    CHECK_EQ_U64(vol_asm_to_json(ctx, m, &o), TROWEL_ERR_LIMIT);
-    CHECK(o == NULL);
-    CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), in_use);
+    /* The digits stream out: to a null sink, no memory beyond the model. */
+    trowel_sink *null_sink;
+    trowel_ctx_set_mem_limit(ctx, TROWEL_DEFAULT_MEM_LIMIT);
+    REQUIRE(trowel_sink_open_null(ctx, &null_sink) == TROWEL_OK);
+    uint64_t with_sink = trowel_ctx_mem_in_use(ctx);
+    trowel_ctx_set_mem_limit(ctx, with_sink);
+    trowel_json_writer *w = malloc(sizeof *w);
+    trowel_jw_init(w, null_sink);
+    vol_asm_write_json(m, w);
+    CHECK_EQ_U64(trowel_jw_finish(w, ctx), TROWEL_OK);
+    CHECK_EQ_U64(trowel_sink_written(null_sink), 2 * AUX_SIZE + 338); /* + keys, fields, indents */
+    free(w);
+    trowel_sink_discard(null_sink);
+    trowel_ctx_set_mem_limit(ctx, TROWEL_DEFAULT_MEM_LIMIT);
 
-    /* Room for them. */
-    trowel_ctx_set_mem_limit(ctx, in_use + 2 * AUX_SIZE + 4096);
-    REQUIRE(vol_asm_to_json(ctx, m, &o) == TROWEL_OK);
-    CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), in_use);
-    json_object *containers, *aux;
-    REQUIRE(json_object_object_get_ex(o, "containers", &containers));
-    REQUIRE(json_object_object_get_ex(json_object_array_get_idx(containers, 0), "aux_data", &aux));
-    const char *hex = json_object_get_string(aux);
-    CHECK_EQ_U64(strlen(hex), 2 * AUX_SIZE);
-    bool same = true;
+    trowel_status st;
+    size_t len;
+    char *text = model_json(ctx, m, &st, &len);
+    REQUIRE(st == TROWEL_OK && text);
+    const char *hex = strstr(text, "\"aux_data\": \"");
+    REQUIRE(hex);
+    hex += strlen("\"aux_data\": \"");
+    bool same = strlen(hex) > 2 * AUX_SIZE && hex[2 * AUX_SIZE] == '"';
     for (size_t i = 0; i < AUX_SIZE && same; i++) {
         char want[3];
         snprintf(want, sizeof want, "%02x", (uint8_t)(i * 7));
@@ -100,19 +129,26 @@ static void test_aux_hex_is_counted_against_the_limit(void)
     }
     CHECK(same);
 
-    /* And the JSON gives the file back. */
-    vol_asm *back = NULL;
+    /* Reading it back: the 2 MiB string and the 1 MiB of aux data are
+     * counted, so a limit without room for them fails cleanly... */
+    vol_asm *back = (vol_asm *)1;
+    trowel_ctx_set_mem_limit(ctx, in_use + AUX_SIZE);
+    CHECK_EQ_U64(vol_asm_read_json(ctx, text, len, &back), TROWEL_ERR_LIMIT);
+    CHECK(back == NULL);
+    CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), in_use);
+
+    /* ...and one with room gives the file back. */
+    trowel_ctx_set_mem_limit(ctx, in_use + 8 * AUX_SIZE);
+    REQUIRE(vol_asm_read_json(ctx, text, len, &back) == TROWEL_OK);
     trowel_ctx_set_mem_limit(ctx, TROWEL_DEFAULT_MEM_LIMIT);
-    REQUIRE(vol_asm_from_json(ctx, o, &back) == TROWEL_OK);
     trowel_sink *sink;
     REQUIRE(trowel_sink_open_memory(ctx, &sink) == TROWEL_OK);
     CHECK_EQ_U64(vol_asm_write(ctx, back, sink), TROWEL_OK);
-    size_t len;
     const uint8_t *bytes = trowel_sink_data(sink, &len);
     CHECK(len == n && !memcmp(bytes, file, n));
     trowel_sink_discard(sink);
     vol_asm_free(ctx, back);
-    json_object_put(o);
+    free(text);
     vol_asm_free(ctx, m);
     trowel_input_close(in);
     CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), 0);
@@ -120,4 +156,4 @@ static void test_aux_hex_is_counted_against_the_limit(void)
     free(file);
 }
 
-TEST_MAIN(TEST(test_aux_hex_is_counted_against_the_limit))
+TEST_MAIN(TEST(test_aux_hex_streams_and_reads_back_within_the_limit))

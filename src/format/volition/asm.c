@@ -16,9 +16,9 @@
  * fault, warns naming the one at fault, and is marked damaged.
  */
 #include "asm.h"
+#include "core/json_write.h"
 #include "core/module.h"
 
-#include <json-c/json.h>
 #include <string.h>
 
 static int asm_bid(trowel_reader *r)
@@ -147,29 +147,29 @@ static trowel_status asm_verify(trowel_archive *a)
     return TROWEL_OK;
 }
 
-static trowel_status asm_convert_json(trowel_archive *a, json_object *doc)
+static trowel_status asm_convert_json(trowel_archive *a, trowel_json_writer *w)
 {
-    json_object *model;
-    trowel_status s = vol_asm_to_json(a->ctx, a->priv, &model);
-    if (s == TROWEL_OK)
-        json_object_object_add(doc, "asm", model);
-    return s;
+    trowel_jw_key(w, "asm");
+    vol_asm_write_json(a->priv, w);
+    return w->s;
 }
 
+/* The manifest text is read here, streaming (the archive layer passes no
+ * tree: create_reads_manifest_text). */
 static trowel_status asm_create(trowel_ctx *ctx, const trowel_create_params *p,
-                                json_object *manifest, trowel_sink *out)
+                                struct json_object *manifest, trowel_sink *out)
 {
+    (void)manifest;
     trowel_status s = trowel_options_check(ctx, p->options, p->option_count,
                                            (const char *const[]){NULL});
     if (s != TROWEL_OK)
         return s;
-    json_object *model_json;
-    if (!manifest || !json_object_object_get_ex(manifest, "asm", &model_json))
+    if (!p->manifest_json)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "an ASM is built from its JSON: give --manifest X.json made by "
                            "'trowel convert --to json X.asm_pc'");
     vol_asm *m;
-    if ((s = vol_asm_from_json(ctx, model_json, &m)) != TROWEL_OK)
+    if ((s = vol_asm_read_json(ctx, p->manifest_json, strlen(p->manifest_json), &m)) != TROWEL_OK)
         return s;
     s = vol_asm_write(ctx, m, out);
     vol_asm_free(ctx, m);
@@ -195,7 +195,8 @@ const trowel_format trowel_format_asm = {
     .read_entry = asm_read_entry,
     .verify_entry = asm_verify_entry,
     .verify = asm_verify,
-    .convert_json = asm_convert_json,
+    .convert_json_stream = asm_convert_json,
     .create = asm_create,
+    .create_reads_manifest_text = true,
     .close = asm_close,
 };

@@ -12,7 +12,7 @@
 
 #include "core/reader.h"
 
-struct json_object;
+struct trowel_json_writer;
 
 #define VOL_ASM_MAGIC 0xBEEFFEEDu
 #define VOL_ASM_FLAG_SIZE_LIST 0x80u /* v5: the container stores a size list */
@@ -44,6 +44,11 @@ typedef struct vol_asm_container {
     uint32_t size_count;
     vol_asm_primitive *prims;
     uint16_t prim_count;
+    /* Read from a file: the primitives' names, one after another, in one
+     * allocation (a name inside it is not freed on its own); NULL when
+     * each name has its own (the JSON reader). */
+    char *name_block;
+    size_t name_block_size;
 } vol_asm_container;
 
 enum { VOL_ASM_ALLOCATORS, VOL_ASM_PRIMITIVE_TYPES, VOL_ASM_CONTAINER_TYPES, VOL_ASM_REMAPS };
@@ -73,9 +78,15 @@ trowel_status vol_asm_read_damaged(trowel_ctx *ctx, trowel_reader *r, vol_asm **
 trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out);
 void vol_asm_free(trowel_ctx *ctx, vol_asm *m);
 
-/* The JSON form (the "asm" object of `convert --to json`), and back. */
-trowel_status vol_asm_to_json(trowel_ctx *ctx, const vol_asm *m, struct json_object **out);
-trowel_status vol_asm_from_json(trowel_ctx *ctx, struct json_object *o, vol_asm **out);
+/* The JSON form (the "asm" object of `convert --to json`), written as one
+ * value (after its key) through w; the writer holds the first failure. */
+void vol_asm_write_json(const vol_asm *m, struct trowel_json_writer *w);
+/* And back: the model of the "asm" member of the JSON document text (len
+ * bytes), read as it streams by, every allocation counted. The whole text
+ * must be valid JSON; a field that is missing, of the wrong type or out of
+ * range is refused naming it (TROWEL_ERR_USAGE), a document without "asm"
+ * too. */
+trowel_status vol_asm_read_json(trowel_ctx *ctx, const char *text, size_t len, vol_asm **out);
 
 /* The container named name (compared without case and without a
  * ".str2_pc" ending on either side), or NULL. */

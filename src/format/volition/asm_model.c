@@ -33,6 +33,11 @@
 
 static bool has_remaps(uint16_t version) { return version >= 11; }
 
+static uint32_t le32(const uint8_t *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
 static trowel_status read_string(trowel_reader *r, char **out)
 {
     uint16_t len;
@@ -95,8 +100,51 @@ static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
     return TROWEL_OK;
 }
 
-static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p)
+/* A primitive that lies in one span of the input (nearly all do), read
+ * from it at once: the checks of read_primitive, a few calls instead of
+ * one a field (an ASM holds up to 100,000s of primitives). False, with
+ * nothing read, when it does not lie in one span. */
+static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_primitive *p,
+                                char **names, trowel_status *s)
 {
+    size_t fixed = has_remaps(version) ? 13 : 12; /* 4 u8, 2 u32, v11/v12 a u8 */
+    const uint8_t *b;
+    if (trowel_reader_remaining(r) < 2 || trowel_reader_peek(r, 2, &b) != TROWEL_OK)
+        return false;
+    size_t len = (size_t)b[0] | (size_t)b[1] << 8, need = 2 + len + fixed;
+    if (need > TROWEL_READER_SPAN_MAX || need > trowel_reader_remaining(r) ||
+        trowel_reader_peek(r, need, &b) != TROWEL_OK)
+        return false;
+    const uint8_t *name = b + 2, *f = b + 2 + len;
+    for (size_t i = 0; i < len; i++)
+        if (name[i] < 0x20 || name[i] >= 0x7F) {
+            *s = trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r) + 2 + i,
+                             "a name holds byte 0x%02X (names are printable ASCII)", name[i]);
+            return true;
+        }
+    if (*names) { /* the container's name block has room: counted for it */
+        p->name = *names;
+        *names += len + 1;
+    } else if (!(p->name = trowel_mem_alloc(r->ctx, len + 1))) {
+        *s = r->ctx->last_error.status;
+        return true;
+    }
+    memcpy(p->name, name, len);
+    p->name[len] = '\0';
+    p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
+    p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
+    if (has_remaps(version))
+        p->alloc_group = f[12];
+    *s = trowel_reader_skip(r, need);
+    return true;
+}
+
+static trowel_status read_primitive(trowel_reader *r, uint16_t version, vol_asm_primitive *p,
+                                    char **names)
+{
+    trowel_status span_status;
+    if (read_primitive_span(r, version, p, names, &span_status))
+        return span_status;
     trowel_status s;
     if ((s = read_string(r, &p->name)) || (s = trowel_read_u8(r, &p->type)) ||
         (s = trowel_read_u8(r, &p->allocator)) || (s = trowel_read_u8(r, &p->flags)) ||
@@ -115,8 +163,17 @@ static trowel_status read_sizes(trowel_reader *r, vol_asm_container *c, uint32_t
     if (!c->sizes)
         return r->ctx->last_error.status;
     c->size_count = count;
-    for (uint32_t i = 0; i < count && s == TROWEL_OK; i++)
-        s = trowel_read_u32le(r, &c->sizes[i]);
+    /* In spans of whole sizes (check_count made sure they are all there). */
+    for (uint32_t i = 0; i < count && s == TROWEL_OK;) {
+        uint32_t n = count - i < TROWEL_READER_SPAN_MAX / 4 ? count - i : TROWEL_READER_SPAN_MAX / 4;
+        const uint8_t *b;
+        if ((s = trowel_reader_peek(r, (size_t)n * 4, &b)) != TROWEL_OK)
+            break;
+        for (uint32_t k = 0; k < n; k++)
+            c->sizes[i + k] = le32(b + 4 * k);
+        i += n;
+        s = trowel_reader_skip(r, (uint64_t)n * 4);
+    }
     return s;
 }
 
@@ -152,6 +209,39 @@ static trowel_status read_container_middle(trowel_reader *r, uint16_t version,
     return TROWEL_OK;
 }
 
+/* One allocation for the names of a container's primitives (one malloc
+ * a name was a third of parsing a large ASM), sized by a first look at
+ * their lengths. When they cannot all be seen (a file cut short, a name
+ * too long for one span), there is no block: each name then gets its own,
+ * and the reading proper meets the fault and reports it. */
+static trowel_status alloc_name_block(trowel_reader *r, uint16_t version, vol_asm_container *c)
+{
+    size_t fixed = has_remaps(version) ? 13 : 12, total = 0;
+    trowel_reader scan = *r;
+    trowel_error before = r->ctx->last_error; /* a failed look is no error */
+    for (uint16_t i = 0; i < c->prim_count; i++) {
+        const uint8_t *b;
+        if (trowel_reader_remaining(&scan) < 2 || trowel_reader_peek(&scan, 2, &b) != TROWEL_OK) {
+            r->ctx->last_error = before;
+            return TROWEL_OK;
+        }
+        size_t len = (size_t)b[0] | (size_t)b[1] << 8;
+        if (2 + len + fixed > TROWEL_READER_SPAN_MAX ||
+            trowel_reader_skip(&scan, 2 + len + fixed) != TROWEL_OK) {
+            r->ctx->last_error = before;
+            return TROWEL_OK;
+        }
+        total += len + 1;
+    }
+    if (!total)
+        return TROWEL_OK;
+    c->name_block = trowel_mem_alloc(r->ctx, total);
+    if (!c->name_block)
+        return r->ctx->last_error.status;
+    c->name_block_size = total;
+    return TROWEL_OK;
+}
+
 static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_container *c)
 {
     trowel_status s;
@@ -169,16 +259,29 @@ static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_
     c->prims = trowel_mem_calloc(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims);
     if (!c->prims)
         return r->ctx->last_error.status;
+    char *names = NULL;
+    if ((s = alloc_name_block(r, version, c)) != TROWEL_OK)
+        return s;
+    names = c->name_block;
     for (uint16_t i = 0; i < c->prim_count; i++)
-        if ((s = read_primitive(r, version, &c->prims[i])) != TROWEL_OK)
+        if ((s = read_primitive(r, version, &c->prims[i], &names)) != TROWEL_OK)
             return s;
     return TROWEL_OK;
+}
+
+/* True when name lies in the container's name block. */
+static bool in_block(const vol_asm_container *c, const char *name)
+{
+    uintptr_t at = (uintptr_t)name, block = (uintptr_t)c->name_block;
+    return c->name_block && at >= block && at < block + c->name_block_size;
 }
 
 static void free_container(trowel_ctx *ctx, vol_asm_container *c)
 {
     for (uint16_t k = 0; c->prims && k < c->prim_count; k++)
-        trowel_mem_free(ctx, c->prims[k].name);
+        if (!in_block(c, c->prims[k].name))
+            trowel_mem_free(ctx, c->prims[k].name);
+    trowel_mem_free(ctx, c->name_block);
     trowel_mem_free(ctx, c->prims);
     trowel_mem_free(ctx, c->sizes);
     trowel_mem_free(ctx, c->aux);
@@ -302,16 +405,34 @@ void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
 
 /* ----------------------------------------------------------------- write */
 
-/* Fields go to the sink one by one; the first failure sticks. */
+/* Fields gather in a small buffer on their way to the sink (an ASM has
+ * millions of them); the first failure sticks. */
 typedef struct asm_writer {
     trowel_sink *out;
     trowel_status s;
+    size_t used;
+    uint8_t buf[8192];
 } asm_writer;
+
+static void flush(asm_writer *w)
+{
+    if (w->s == TROWEL_OK && w->used)
+        w->s = trowel_sink_write(w->out, w->buf, w->used);
+    w->used = 0;
+}
 
 static void put(asm_writer *w, const void *p, size_t n)
 {
-    if (w->s == TROWEL_OK && n)
+    if (n > sizeof w->buf - w->used)
+        flush(w);
+    if (w->s != TROWEL_OK || !n)
+        return;
+    if (n > sizeof w->buf) { /* a long aux block: straight through */
         w->s = trowel_sink_write(w->out, p, n);
+        return;
+    }
+    memcpy(w->buf + w->used, p, n);
+    w->used += n;
 }
 
 static void put_u8(asm_writer *w, uint8_t v) { put(w, &v, 1); }
@@ -378,20 +499,28 @@ trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out)
                                "(%u), not %u",
                                m->containers[i].name, m->version,
                                2u * m->containers[i].prim_count, m->containers[i].size_count);
-    asm_writer w = {out, TROWEL_OK};
-    put_u32(&w, VOL_ASM_MAGIC);
-    put_u16(&w, m->version);
-    put_u16(&w, m->container_count);
+    asm_writer *w = trowel_mem_alloc(ctx, sizeof *w);
+    if (!w)
+        return ctx->last_error.status;
+    w->out = out;
+    w->s = TROWEL_OK;
+    w->used = 0;
+    put_u32(w, VOL_ASM_MAGIC);
+    put_u16(w, m->version);
+    put_u16(w, m->container_count);
     for (int i = 0; has_remaps(m->version) && i < VOL_ASM_REMAPS; i++) {
-        put_u32(&w, m->remap_count[i]);
+        put_u32(w, m->remap_count[i]);
         for (uint32_t k = 0; k < m->remap_count[i]; k++) {
-            put_string(&w, m->remaps[i][k].name);
-            put_u8(&w, m->remaps[i][k].index);
+            put_string(w, m->remaps[i][k].name);
+            put_u8(w, m->remaps[i][k].index);
         }
     }
     for (uint16_t i = 0; i < m->container_count; i++)
-        write_container(&w, m->version, &m->containers[i]);
-    return w.s;
+        write_container(w, m->version, &m->containers[i]);
+    flush(w);
+    trowel_status st = w->s;
+    trowel_mem_free(ctx, w);
+    return st;
 }
 
 /* ------------------------------------------------------------------ find */
