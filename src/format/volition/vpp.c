@@ -27,7 +27,7 @@
  * 4 GiB), only compared by verify. The alignment of v3/v4/v6 condensed data
  * is not stored: it is the one (1, 16, 64, 2048) for which the sizes add up
  * to the header's data size. The solid stream of the "both" mode is read
- * with one forward cursor (codec/stream.h) kept in the archive's state, so
+ * with one forward cursor (core/stream.h) kept in the archive's state, so
  * reading every entry in order, as list/extract do, is one pass (verify
  * decodes it with its own decoder, once, to check the compressed sizes).
  *
