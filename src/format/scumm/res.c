@@ -30,7 +30,7 @@
  */
 #include "scumm.h"
 #include "costume.h"
-#include "core/filter.h"
+#include "xor69.h"
 #include "core/input.h"
 #include "core/sink.h"
 
