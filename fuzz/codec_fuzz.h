@@ -9,7 +9,7 @@
 #ifndef TROWEL_CODEC_FUZZ_H
 #define TROWEL_CODEC_FUZZ_H
 
-#include "codec/stream.h"
+#include "core/stream.h"
 #include "core/module.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /*
  * LZ4 frames over liblz4's LZ4F API, in the streaming form of
- * codec/stream.h (see codec/lz4_frame.h for the contract).
+ * core/stream.h (see codec/lz4_frame.h for the contract).
  *
  * LZ4F's decoder already works on in/out buffers. Its encoder does not: it
  * wants room for the worst case of each update. So the encoder compresses

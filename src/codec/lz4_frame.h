@@ -1,7 +1,7 @@
 /*
  * LZ4 frames (the LZ4 frame format: magic 04 22 4D 18, a descriptor,
  * blocks, an end mark, an optional content checksum) over liblz4's LZ4F
- * API, in the streaming form of codec/stream.h.
+ * API, in the streaming form of core/stream.h.
  *
  * Used by Volition packfiles v17 (Agents of Mayhem, Saints Row 2022): each
  * file is one frame with linked blocks.
@@ -27,7 +27,7 @@
 #ifndef TROWEL_CODEC_LZ4_FRAME_H
 #define TROWEL_CODEC_LZ4_FRAME_H
 
-#include "codec/stream.h"
+#include "core/stream.h"
 
 extern const trowel_stream_codec trowel_lz4_stream;
 extern const struct trowel_codec trowel_codec_lz4;

@@ -1,6 +1,6 @@
 /*
  * zlib and raw deflate over the zlib library, in the streaming form of
- * codec/stream.h (see codec/zlib.h for the contract).
+ * core/stream.h (see codec/zlib.h for the contract).
  *
  * zlib already works on in/out buffers; what this file adds is the mapping
  * of its return codes onto trowel's (a sync flush that is complete is END

@@ -11,7 +11,7 @@
  * nor writes outside the output room, whatever the input; it checks the
  * Adler-32 when the stream has one (a mismatch is CORRUPT, naming the
  * offset); an unfinished stream is accepted only by the rules of
- * codec/stream.h (the expected size is met, or, size unknown, the stream
+ * core/stream.h (the expected size is met, or, size unknown, the stream
  * stops at a block boundary such as a sync flush). A preset dictionary is
  * UNSUPPORTED. Memory: zlib's own (about 7 KiB + a 32 KiB window to
  * decode; up to about 270 KiB to encode at memLevel 8), all allocated
@@ -24,7 +24,7 @@
 #ifndef TROWEL_CODEC_ZLIB_H
 #define TROWEL_CODEC_ZLIB_H
 
-#include "codec/stream.h"
+#include "core/stream.h"
 
 extern const trowel_stream_codec trowel_zlib_stream;
 extern const struct trowel_codec trowel_codec_zlib;

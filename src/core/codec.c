@@ -1,5 +1,5 @@
 /*
- * What every streaming codec shares (see codec/stream.h): the coder's
+ * What every streaming codec shares (see core/stream.h): the coder's
  * bookkeeping, the whole-call decode/encode adapters that drive a coder from
  * a reader into a sink, and the forward cursor over a solid stream.
  *
@@ -9,7 +9,7 @@
  * first extra byte); a stream that stops short names the input offset where
  * it ran out.
  */
-#include "codec/stream.h"
+#include "stream.h"
 #include "module.h"
 
 #include <stdlib.h>

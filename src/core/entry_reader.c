@@ -12,7 +12,7 @@
  * Everything else is TROWEL_ERR_UNSUPPORTED: a whole-buffer codec holds
  * the whole entry anyway, and the caller reads it whole.
  */
-#include "codec/stream.h"
+#include "stream.h"
 #include "module.h"
 #include "sink.h"
 

@@ -25,18 +25,10 @@ typedef struct trowel_filter {
     trowel_status (*open)(trowel_ctx *ctx, trowel_input *in, trowel_input **out);
 } trowel_filter;
 
+/* Every filter, in the order they are tried (registry.c; each filter's
+ * object is defined by its family: scumm/xor69.c, trespasser/szdd_filter.c). */
 extern const trowel_filter *const trowel_filters[];
 extern const size_t trowel_filters_len;
-
-/* xor69, for the SCUMM resource format, which finds its partner file (the
- * index beside a data file, or back) itself and peels it the same way. */
-enum trowel_xor69_start { TROWEL_XOR69_NONE, TROWEL_XOR69_DATA, TROWEL_XOR69_INDEX };
-/* What a file's first four bytes, XORed with 0x69, start: a data file
- * (LECF), an index (RNAM, MAXS) or neither. (The filter's bid also wants
- * the first block's size to fit the file.) */
-enum trowel_xor69_start trowel_xor69_start(const uint8_t raw[4]);
-/* The filter's open: an input that reads in XORed with 0x69. */
-trowel_status trowel_xor69_open(trowel_ctx *ctx, trowel_input *in, trowel_input **out);
 
 /* The format that bids highest on in (want: only want), with its bid; 0
  * and *fmt NULL when none bids. The bids' reads are detection's (see

@@ -115,7 +115,7 @@ struct trowel_format {
 struct trowel_stream_codec;
 
 /* A codec: whole calls over a reader, and optionally a streaming form
- * (codec/stream.h). Streaming codecs implement compress/decompress with the
+ * (core/stream.h). Streaming codecs implement compress/decompress with the
  * generic adapters trowel_codec_encode_reader/trowel_codec_decode_reader;
  * whole-buffer codecs (lzss, bytekiller, vsif-lzma) leave stream NULL. */
 struct trowel_codec {

@@ -1,8 +1,8 @@
 /*
- * The one table of formats and codecs. Adding a module is adding a line here
- * (and its file under src/format/<family>/ or src/codec/).
+ * The one table of formats, input filters and codecs. Adding a module is
+ * adding a line here (and its file under src/format/<family>/ or src/codec/).
  */
-#include "module.h"
+#include "filter.h"
 
 extern const trowel_format trowel_format_szdd;
 extern const trowel_format trowel_format_spz;
@@ -27,6 +27,8 @@ extern const trowel_format trowel_format_scumm_res;
 extern const trowel_format trowel_format_scumm_cost;
 extern const trowel_format trowel_format_scumm_akos;
 extern const trowel_format trowel_format_asm;
+extern const trowel_filter trowel_filter_xor69;
+extern const trowel_filter trowel_filter_szdd;
 extern const trowel_codec trowel_codec_szdd;
 extern const trowel_codec trowel_codec_spz;
 extern const trowel_codec trowel_codec_bytekiller;
@@ -60,6 +62,10 @@ const trowel_format *const trowel_formats[] = {
     &trowel_format_asm,
 };
 const size_t trowel_formats_len = sizeof trowel_formats / sizeof trowel_formats[0];
+
+/* Tried in this order before formats bid (filter.c). */
+const trowel_filter *const trowel_filters[] = {&trowel_filter_xor69, &trowel_filter_szdd};
+const size_t trowel_filters_len = sizeof trowel_filters / sizeof trowel_filters[0];
 
 const trowel_codec *const trowel_codecs[] = {
     &trowel_codec_szdd,

@@ -1,5 +1,5 @@
 /*
- * Tests of the streaming codec layer (codec/stream.h, src/core/codec.c):
+ * Tests of the streaming codec layer (core/stream.h, src/core/codec.c):
  * the forward cursor over a solid stream (a compressed+condensed VPP in
  * miniature: many entries with alignment padding, one zlib stream
  * sync-flushed per entry and never finished), seeking, the end checks; the

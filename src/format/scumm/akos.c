@@ -364,7 +364,7 @@ static int akos_bid(trowel_reader *r)
 
 static trowel_status akos_open(trowel_archive *a, trowel_reader *r)
 {
-    return scumm_costume_open(a, r, true);
+    return scumm_costume_open(a, r, scumm_akos_decode);
 }
 
 static const trowel_option_info akos_options[] = {SCUMM_COSTUME_OPTIONS, {NULL, NULL, NULL, NULL}};

@@ -367,7 +367,7 @@ static int cost_bid(trowel_reader *r)
 
 static trowel_status cost_open(trowel_archive *a, trowel_reader *r)
 {
-    return scumm_costume_open(a, r, false);
+    return scumm_costume_open(a, r, scumm_cost_decode);
 }
 
 /* ---------------------------------------------------------------- create */

@@ -41,13 +41,6 @@ trowel_status scumm_costume_decode_with(trowel_ctx *ctx, const uint8_t *data, si
     return s;
 }
 
-/* A COST or an AKOS costume, as akos says. */
-static trowel_status decode_costume(trowel_ctx *ctx, const uint8_t *data, size_t size, bool akos,
-                                    scumm_costume *c)
-{
-    return akos ? scumm_akos_decode(ctx, data, size, c) : scumm_cost_decode(ctx, data, size, c);
-}
-
 void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
                            trowel_palette *pal)
 {
@@ -197,7 +190,8 @@ static trowel_status add_info(trowel_archive *a, const scumm_costume *c)
     return TROWEL_OK;
 }
 
-trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r, bool akos)
+trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r,
+                                 scumm_costume_decode_fn decode)
 {
     costume_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
     if (!st)
@@ -205,9 +199,10 @@ trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r, bool akos)
     a->priv = st;
     trowel_status s = trowel_reader_load(r, &st->bytes, &st->size);
     if (s == TROWEL_OK)
-        s = decode_costume(a->ctx, st->bytes, st->size, akos, &st->c);
+        s = decode(a->ctx, st->bytes, st->size, &st->c);
     if (s != TROWEL_OK)
         return s;
+    bool akos = st->c.akos;
     if ((s = add_info(a, &st->c)) != TROWEL_OK)
         return s;
     for (size_t i = 0; i < st->c.picture_count; i++) {
@@ -733,11 +728,4 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
 {
     costume_state *st = a->priv;
     return scumm_costume_convert(&st->c, NULL, NULL, target, opts, nopts, dir);
-}
-
-trowel_status scumm_costume_decode_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                         scumm_costume *c)
-{
-    bool akos = size >= 4 && memcmp(block, "AKOS", 4) == 0;
-    return decode_costume(ctx, block, size, akos, c);
 }

@@ -103,7 +103,11 @@ typedef struct scumm_step {
 } scumm_step;
 
 /* Decoders: costume bytes [0, size) (a whole COST or AKOS block, or a
- * bare v3/v4 costume) into c. Failures leave c freed. */
+ * bare v3/v4 costume) into c. Failures leave c freed. The format that
+ * opens a costume passes its decoder in (scumm_costume_open), so the
+ * shared code calls neither by name. */
+typedef trowel_status (*scumm_costume_decode_fn)(trowel_ctx *ctx, const uint8_t *data,
+                                                 size_t size, scumm_costume *c);
 trowel_status scumm_cost_decode(trowel_ctx *ctx, const uint8_t *data, size_t size,
                                 scumm_costume *c);
 trowel_status scumm_akos_decode(trowel_ctx *ctx, const uint8_t *data, size_t size,
@@ -141,9 +145,11 @@ void scumm_standalone_palette(const scumm_costume *c, trowel_palette *pal);
 void scumm_costume_palette(const scumm_costume *c, const uint8_t room_rgb[768],
                            trowel_palette *pal);
 
-/* Shared format glue: open (decode, info, one entry per picture), read_entry,
- * the structure for --to json, convert_folder (png, gif), close. */
-trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r, bool akos);
+/* Shared format glue: open (decode with the format's decoder, info, one
+ * entry per picture), read_entry, the structure for --to json,
+ * convert_folder (png, gif), close. */
+trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r,
+                                 scumm_costume_decode_fn decode);
 trowel_status scumm_costume_read_entry(trowel_archive *a, size_t index, trowel_sink *out);
 trowel_status scumm_costume_structure(trowel_archive *a, struct json_object *root);
 trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target,
@@ -151,9 +157,6 @@ trowel_status scumm_costume_convert_folder(trowel_archive *a, const char *target
                                            trowel_outdir *dir);
 void scumm_costume_close(trowel_archive *a);
 
-/* A COST or AKOS block (by its tag) into c. */
-trowel_status scumm_costume_decode_block(trowel_ctx *ctx, const uint8_t *block, size_t size,
-                                         scumm_costume *c);
 /* Writes c's png or gif files into dir (inside c->folder when set). The
  * palette: -O palette=FILE, else room_rgb (768 bytes; room_from says whose,
  * for costume.json), else the costume's RGBS, else the stand-in (warned). */

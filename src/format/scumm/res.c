@@ -30,7 +30,7 @@
  */
 #include "scumm.h"
 #include "costume.h"
-#include "core/filter.h"
+#include "xor69.h"
 #include "core/input.h"
 #include "core/sink.h"
 
@@ -859,7 +859,8 @@ static trowel_status convert_one(trowel_archive *a, size_t i, long room, const c
     if ((s = res_read_entry(a, i, sink)) == TROWEL_OK) {
         size_t n;
         const uint8_t *data = trowel_sink_data(sink, &n);
-        s = scumm_costume_decode_block(ctx, data, n, &c);
+        bool akos = n >= 4 && memcmp(data, "AKOS", 4) == 0; /* else a COST block */
+        s = akos ? scumm_akos_decode(ctx, data, n, &c) : scumm_cost_decode(ctx, data, n, &c);
     }
     trowel_sink_discard(sink);
     if (s != TROWEL_OK)

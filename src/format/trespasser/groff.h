@@ -1,7 +1,8 @@
 /*
  * Trespasser's GROFF container, shared by groff.c (the container: header,
- * section table, symbol table, SCN save header) and groff_grf.c (the GRF
- * world inside: placements, meshes). See docs/formats/groff.md.
+ * section table, symbol table, SCN save header), groff_grf.c (the GRF
+ * world inside: placements, meshes) and groff_sections.c (the lookups both
+ * use). See docs/formats/groff.md.
  */
 #ifndef TROWEL_FORMAT_GROFF_H
 #define TROWEL_FORMAT_GROFF_H
@@ -41,7 +42,7 @@ typedef struct groff_state {
     struct groff_handle_index { uint32_t handle, index; } *by_handle; /* sorted by handle */
 } groff_state;
 
-/* The symbol with this handle, or NULL. */
+/* Lookups (groff_sections.c). The symbol with this handle, or NULL. */
 const groff_symbol *groff_symbol_find(const groff_state *st, uint32_t handle);
 /* The section named name (first one), or SIZE_MAX. */
 size_t groff_section_find(const groff_state *st, const char *name);

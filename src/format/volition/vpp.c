@@ -27,14 +27,15 @@
  * 4 GiB), only compared by verify. The alignment of v3/v4/v6 condensed data
  * is not stored: it is the one (1, 16, 64, 2048) for which the sizes add up
  * to the header's data size. The solid stream of the "both" mode is read
- * with one forward cursor (codec/stream.h) kept in the archive's state, so
+ * with one forward cursor (core/stream.h) kept in the archive's state, so
  * reading every entry in order, as list/extract do, is one pass (verify
  * decodes it with its own decoder, once, to check the compressed sizes).
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
  * on the files of the shared corpus. Writing: vpp_write.c; verify:
- * vpp_verify.c; padding kept by manifests: vpp_pad.c.
+ * vpp_verify.c; padding kept by manifests: vpp_pad.c; the name hash and
+ * header checksum: vpp_hash.c.
  */
 #include "vpp.h"
 #include "vpp_priv.h"
@@ -79,23 +80,6 @@ bool vpp_copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
 {
     uint64_t size = trowel_input_size(a->in);
     return off <= size && n <= size - off && trowel_input_copy(a->in, off, dst, n) == TROWEL_OK;
-}
-
-uint32_t vpp_name_hash(const char *name)
-{
-    uint32_t h = 0;
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        unsigned c = *p >= 'A' && *p <= 'Z' ? *p + 32u : *p;
-        h = ((h << 6) | (h >> 26)) ^ c;
-    }
-    return h;
-}
-
-uint32_t vpp_header_crc(const uint8_t *data, size_t n)
-{
-    /* trowel_crc32_update pre- and post-inverts (zlib's convention):
-     * starting it from ~0 and inverting the result cancels both. */
-    return ~trowel_crc32_update(0xFFFFFFFFu, data, n);
 }
 
 static bool solid_mode(const vpp_header *h)

@@ -8,7 +8,7 @@
 
 #include "vpp.h"
 
-#include "codec/stream.h"
+#include "core/stream.h"
 
 #define V10_HEADER 0x28u
 #define V17_HEADER 0x78u
