@@ -208,6 +208,36 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
  * TROWEL_ERR_LIMIT. fd is left open. name is for messages. */
 trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
                                        trowel_input **out);
+/* A caller's bytes served through functions, with no file or memory of
+ * the library's: an archive inside another program's container, a network
+ * object, a compressed blob decoded on demand. Zero-initialise the table:
+ * members may be added at the end. */
+typedef struct trowel_input_ops {
+    /* Copies exactly n bytes at off into dst; the library has checked
+     * off + n against the size. Returns TROWEL_OK, or the failure (usually
+     * TROWEL_ERR_IO) that the library reports as "the read function
+     * failed" at off. Required. */
+    trowel_status (*read_at)(void *user, uint64_t off, void *dst, size_t n);
+    /* Sets *size to the bytes there are; called once, by the open.
+     * Required. */
+    trowel_status (*size)(void *user, uint64_t *size);
+    /* Releases user when the input closes (and when the open fails: user
+     * is the input's from the call on). Optional. */
+    void (*close)(void *user);
+} trowel_input_ops;
+/* An input whose bytes come from ops (the table is copied; user is passed
+ * back to each function, on the calling thread). Reads go through the same
+ * 256 KiB cache window as a file's (read whole, up to 16 MiB, once it has
+ * had to jump), so read_at sees few, large calls. name (copied; NULL:
+ * "(callbacks)") is for messages, for formats that look at an extension,
+ * and the base siblings are looked for beside (trowel_open_related). */
+trowel_status trowel_input_open_callbacks(trowel_ctx *ctx, const trowel_input_ops *ops,
+                                          void *user, const char *name, trowel_input **out);
+/* An input over bytes [off, off + len) of parent (TROWEL_ERR_TRUNCATED past
+ * its end), read through the parent, nothing copied; parent must outlive
+ * it. name (copied; NULL: "(memory)") is for messages. */
+trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
+                                       uint64_t len, const char *name, trowel_input **out);
 /* Bytes in the input. */
 uint64_t trowel_input_size(const trowel_input *in);
 /* The path or name given when it was opened; owned by the input. */

@@ -5,7 +5,8 @@
  * kind's own state (impl, allocated with the input). The kinds, one file
  * each: input_file.c (a file read with pread), input_memory.c (a caller's
  * memory, adopted memory, a stream read whole), input_window.c (a part of
- * another input), input_xor.c (another input XORed with a key). input.c
+ * another input), input_xor.c (another input XORed with a key),
+ * input_callbacks.c (a caller's functions, trowel.h). input.c
  * serves every read: from memory when all bytes are there, through the
  * kind's span_at when it has one (windows), else through the cache window
  * that read_at fills. */
@@ -75,10 +76,6 @@ const char *trowel_input_kind_refusal(unsigned mode);
  * stream, a window or a filter's view. */
 bool trowel_input_is_file(const trowel_input *in);
 
-/* An input over [off, off + len) of parent (checked against its size), for
- * an entry stored as is inside an archive: reads go to the parent. */
-trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
-                                       uint64_t len, const char *name, trowel_input **out);
 /* A virtual input that reads under's bytes XORed with key as it goes (no
  * copy of the whole; a 256 KiB window, or the whole when small and read
  * back and forth). under must outlive it. Name and size are under's. */
