@@ -185,6 +185,35 @@ void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user);
 trowel_status trowel_open_beside(trowel_ctx *ctx, const char *base, const char *name,
                                  trowel_input **out);
 
+/* Called for each name in a listed folder (no "." or ".."), in the
+ * folder's own order; is_folder tells a subfolder from a file. Return
+ * false to stop the listing early. */
+typedef bool (*trowel_list_each_fn)(void *each_user, const char *name, bool is_folder);
+/* Lists folder dir, named as the open hook's name is: with base, dir is
+ * in base's folder ("." for that folder itself); without, a path. Returns
+ * TROWEL_OK (also when each stopped it), or a failure (TROWEL_ERR_IO for
+ * "not there"), with trowel_ctx_last_error set if it has more to say. */
+typedef trowel_status (*trowel_list_fn)(void *user, trowel_ctx *ctx, const char *base,
+                                        const char *dir, trowel_list_each_fn each,
+                                        void *each_user);
+/* Every file a format reads besides its input, in one table: open serves
+ * files (as trowel_open_fn above), list serves folders (VSIF's --names
+ * DIR; a costume's folder of pictures). A member left NULL is the file
+ * system's (trowel_open_beside, trowel_list_beside). */
+typedef struct trowel_io_hooks {
+    trowel_open_fn open;
+    trowel_list_fn list;
+} trowel_io_hooks;
+/* Sets the hooks (copied; NULL: the file system for both), with user
+ * passed back to each. trowel_ctx_set_open_hook(ctx, fn, user) is the same
+ * as hooks {fn, NULL}. */
+void trowel_ctx_set_io_hooks(trowel_ctx *ctx, const trowel_io_hooks *hooks, void *user);
+/* The default listing: dir in base's folder (the folder part of base, or
+ * the current folder), or dir as a path without base. TROWEL_ERR_IO when
+ * it is not a folder that can be read. */
+trowel_status trowel_list_beside(trowel_ctx *ctx, const char *base, const char *dir,
+                                 trowel_list_each_fn each, void *each_user);
+
 /* The detail of the last failure on this context; owned by the context,
  * valid until its next call that fails or clears it. Never NULL. */
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
