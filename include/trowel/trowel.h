@@ -185,6 +185,35 @@ void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user);
 trowel_status trowel_open_beside(trowel_ctx *ctx, const char *base, const char *name,
                                  trowel_input **out);
 
+/* Called for each name in a listed folder (no "." or ".."), in the
+ * folder's own order; is_folder tells a subfolder from a file. Return
+ * false to stop the listing early. */
+typedef bool (*trowel_list_each_fn)(void *each_user, const char *name, bool is_folder);
+/* Lists folder dir, named as the open hook's name is: with base, dir is
+ * in base's folder ("." for that folder itself); without, a path. Returns
+ * TROWEL_OK (also when each stopped it), or a failure (TROWEL_ERR_IO for
+ * "not there"), with trowel_ctx_last_error set if it has more to say. */
+typedef trowel_status (*trowel_list_fn)(void *user, trowel_ctx *ctx, const char *base,
+                                        const char *dir, trowel_list_each_fn each,
+                                        void *each_user);
+/* Every file a format reads besides its input, in one table: open serves
+ * files (as trowel_open_fn above), list serves folders (VSIF's --names
+ * DIR; a costume's folder of pictures). A member left NULL is the file
+ * system's (trowel_open_beside, trowel_list_beside). */
+typedef struct trowel_io_hooks {
+    trowel_open_fn open;
+    trowel_list_fn list;
+} trowel_io_hooks;
+/* Sets the hooks (copied; NULL: the file system for both), with user
+ * passed back to each. trowel_ctx_set_open_hook(ctx, fn, user) is the same
+ * as hooks {fn, NULL}. */
+void trowel_ctx_set_io_hooks(trowel_ctx *ctx, const trowel_io_hooks *hooks, void *user);
+/* The default listing: dir in base's folder (the folder part of base, or
+ * the current folder), or dir as a path without base. TROWEL_ERR_IO when
+ * it is not a folder that can be read. */
+trowel_status trowel_list_beside(trowel_ctx *ctx, const char *base, const char *dir,
+                                 trowel_list_each_fn each, void *each_user);
+
 /* The detail of the last failure on this context; owned by the context,
  * valid until its next call that fails or clears it. Never NULL. */
 const trowel_error *trowel_ctx_last_error(const trowel_ctx *ctx);
@@ -208,6 +237,36 @@ trowel_status trowel_input_open_memory(trowel_ctx *ctx, const void *data, size_t
  * TROWEL_ERR_LIMIT. fd is left open. name is for messages. */
 trowel_status trowel_input_open_stream(trowel_ctx *ctx, int fd, const char *name,
                                        trowel_input **out);
+/* A caller's bytes served through functions, with no file or memory of
+ * the library's: an archive inside another program's container, a network
+ * object, a compressed blob decoded on demand. Zero-initialise the table:
+ * members may be added at the end. */
+typedef struct trowel_input_ops {
+    /* Copies exactly n bytes at off into dst; the library has checked
+     * off + n against the size. Returns TROWEL_OK, or the failure (usually
+     * TROWEL_ERR_IO) that the library reports as "the read function
+     * failed" at off. Required. */
+    trowel_status (*read_at)(void *user, uint64_t off, void *dst, size_t n);
+    /* Sets *size to the bytes there are; called once, by the open.
+     * Required. */
+    trowel_status (*size)(void *user, uint64_t *size);
+    /* Releases user when the input closes (and when the open fails: user
+     * is the input's from the call on). Optional. */
+    void (*close)(void *user);
+} trowel_input_ops;
+/* An input whose bytes come from ops (the table is copied; user is passed
+ * back to each function, on the calling thread). Reads go through the same
+ * 256 KiB cache window as a file's (read whole, up to 16 MiB, once it has
+ * had to jump), so read_at sees few, large calls. name (copied; NULL:
+ * "(callbacks)") is for messages, for formats that look at an extension,
+ * and the base siblings are looked for beside (trowel_open_related). */
+trowel_status trowel_input_open_callbacks(trowel_ctx *ctx, const trowel_input_ops *ops,
+                                          void *user, const char *name, trowel_input **out);
+/* An input over bytes [off, off + len) of parent (TROWEL_ERR_TRUNCATED past
+ * its end), read through the parent, nothing copied; parent must outlive
+ * it. name (copied; NULL: "(memory)") is for messages. */
+trowel_status trowel_input_open_window(trowel_ctx *ctx, trowel_input *parent, uint64_t off,
+                                       uint64_t len, const char *name, trowel_input **out);
 /* Bytes in the input. */
 uint64_t trowel_input_size(const trowel_input *in);
 /* The path or name given when it was opened; owned by the input. */

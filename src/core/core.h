@@ -38,8 +38,8 @@ struct trowel_ctx {
     void *progress_user;
     trowel_temp_fn temp_fn;
     void *temp_user;
-    trowel_open_fn open_fn;    /* see trowel_ctx_set_open_hook */
-    void *open_user;
+    trowel_io_hooks io;        /* see trowel_ctx_set_io_hooks */
+    void *io_user;
     char entry[256];           /* entry being handled, copied into errors */
     uint64_t progress_base;    /* see trowel_progress_scope */
     uint64_t progress_span;

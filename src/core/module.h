@@ -211,6 +211,11 @@ trowel_status trowel_archive_entry_bytes(trowel_archive *a, size_t index, bool r
  * closes *out. Fails with TROWEL_ERR_IO and a message naming name. */
 trowel_status trowel_open_related(trowel_ctx *ctx, const char *base, const char *name,
                                   trowel_input **out);
+/* Lists a folder related to the one being read, through the context's io
+ * hooks (trowel_ctx_set_io_hooks) or the default, trowel_list_beside; base
+ * and dir as there. Fails with TROWEL_ERR_IO and a message naming dir. */
+trowel_status trowel_list_related(trowel_ctx *ctx, const char *base, const char *dir,
+                                  trowel_list_each_fn each, void *each_user);
 
 /* Adds an entry (strings copied) and returns its extra-property list, into
  * which the format may add keys; NULL with an error set on failure. */

@@ -14,10 +14,15 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+void trowel_ctx_set_io_hooks(trowel_ctx *ctx, const trowel_io_hooks *hooks, void *user)
+{
+    ctx->io = hooks ? *hooks : (trowel_io_hooks){0};
+    ctx->io_user = ctx->io.open || ctx->io.list ? user : NULL;
+}
+
 void trowel_ctx_set_open_hook(trowel_ctx *ctx, trowel_open_fn fn, void *user)
 {
-    ctx->open_fn = fn;
-    ctx->open_user = fn ? user : NULL;
+    trowel_ctx_set_io_hooks(ctx, &(trowel_io_hooks){.open = fn}, user);
 }
 
 /* Opens folder/name: 1 when it opened, 0 (error untouched) when there is
@@ -91,10 +96,10 @@ trowel_status trowel_open_related(trowel_ctx *ctx, const char *base, const char 
                                   trowel_input **out)
 {
     *out = NULL;
-    if (!ctx->open_fn)
+    if (!ctx->io.open)
         return trowel_open_beside(ctx, base, name, out);
     trowel_ctx_clear_error(ctx);
-    trowel_status s = ctx->open_fn(ctx->open_user, ctx, base, name, out);
+    trowel_status s = ctx->io.open(ctx->io_user, ctx, base, name, out);
     if (s == TROWEL_OK && !*out)
         s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                         "the open hook gave no input for %s", name);
@@ -104,5 +109,53 @@ trowel_status trowel_open_related(trowel_ctx *ctx, const char *base, const char 
         trowel_input_close(*out);
         *out = NULL;
     }
+    return s;
+}
+
+/* The folder of base joined with dir (dir alone without base) into path. */
+static trowel_status beside_path(trowel_ctx *ctx, const char *base, const char *dir, char *path,
+                                 size_t cap)
+{
+    const char *slash = base ? strrchr(base, '/') : NULL;
+    int folder = slash ? (int)(slash - base) + 1 : 0;
+    int n = snprintf(path, cap, "%.*s%s", folder, base ? base : "", dir);
+    if (n < 0 || (size_t)n >= cap)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "folder name too long: %s",
+                           dir);
+    return TROWEL_OK;
+}
+
+trowel_status trowel_list_beside(trowel_ctx *ctx, const char *base, const char *dir,
+                                 trowel_list_each_fn each, void *each_user)
+{
+    char path[4096];
+    trowel_status s = beside_path(ctx, base, dir, path, sizeof path);
+    if (s != TROWEL_OK)
+        return s;
+    DIR *d = opendir(path[0] ? path : ".");
+    if (!d)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot list folder %s: %s",
+                           path, strerror(errno));
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        struct stat st; /* a link to a folder lists as a folder */
+        bool is_folder = fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
+        if (!each(each_user, e->d_name, is_folder))
+            break;
+    }
+    closedir(d);
+    return TROWEL_OK;
+}
+
+trowel_status trowel_list_related(trowel_ctx *ctx, const char *base, const char *dir,
+                                  trowel_list_each_fn each, void *each_user)
+{
+    if (!ctx->io.list)
+        return trowel_list_beside(ctx, base, dir, each, each_user);
+    trowel_ctx_clear_error(ctx);
+    trowel_status s = ctx->io.list(ctx->io_user, ctx, base, dir, each, each_user);
+    if (s != TROWEL_OK && ctx->last_error.status == TROWEL_OK)
+        trowel_fail(ctx, s, TROWEL_NO_OFFSET, "cannot list folder %s (list hook)", dir);
     return s;
 }

@@ -2,14 +2,19 @@
  * The context's open hook serves sibling files (here VOL.CNF's volume) from
  * memory: the format asks by the name it found, beside the input it reads;
  * a hook that declines leaves the volume missing, as on disk; NULL restores
- * the default (trowel_open_beside).
+ * the default (trowel_open_beside). Folders are listed through the io
+ * hooks' list function, or by default from the file system beside the
+ * input (trowel_list_beside), subfolders told from files.
  */
 #include "files.h"
 #include "open_hook_server.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
+#include "core/module.h"
+
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void put_be16(uint8_t *p, unsigned v)
@@ -108,4 +113,83 @@ static void test_open_hook_serves_volcnf_volume_from_memory(void)
     trowel_ctx_free(ctx);
 }
 
-TEST_MAIN(TEST(test_open_hook_serves_volcnf_volume_from_memory))
+/* What a listing gave: "name/" for folders, joined by spaces. */
+typedef struct seen {
+    char names[256];
+    int stop_after; /* stop after this many (0: never) */
+    int count;
+} seen;
+
+static bool note_name(void *user, const char *name, bool is_folder)
+{
+    seen *s = user;
+    size_t at = strlen(s->names);
+    snprintf(s->names + at, sizeof s->names - at, "%s%s%s", at ? " " : "", name,
+             is_folder ? "/" : "");
+    return ++s->count != s->stop_after;
+}
+
+/* A list hook serving one made-up folder "pics" beside the input. */
+static trowel_status list_pics(void *user, trowel_ctx *ctx, const char *base, const char *dir,
+                               trowel_list_each_fn each, void *each_user)
+{
+    (*(int *)user)++;
+    if (!base || strcmp(base, "game/COST.json") != 0 || strcmp(dir, "pics") != 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "no folder %s here", dir);
+    const char *names[] = {"frame_000.png", "frame_001.png", "more"};
+    for (int i = 0; i < 3 && each(each_user, names[i], i == 2); i++)
+        ;
+    return TROWEL_OK;
+}
+
+static void test_list_hook_and_default_listing(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    /* the default: the file system, beside base */
+    char *dir = make_temp_dir();
+    REQUIRE(dir);
+    char path[512], base[512];
+    snprintf(path, sizeof path, "%s/one.png", dir);
+    write_file(path, "x", 1);
+    snprintf(path, sizeof path, "%s/sub", dir);
+    REQUIRE(mkdir(path, 0700) == 0);
+    snprintf(base, sizeof base, "%s/COST.json", dir);
+    seen s = {0};
+    CHECK(trowel_list_related(ctx, base, ".", note_name, &s) == TROWEL_OK);
+    CHECK(strcmp(s.names, "one.png sub/") == 0 || strcmp(s.names, "sub/ one.png") == 0);
+    s = (seen){.stop_after = 1};
+    CHECK(trowel_list_related(ctx, base, ".", note_name, &s) == TROWEL_OK);
+    CHECK_EQ_U64(s.count, 1);
+    s = (seen){0};
+    CHECK(trowel_list_related(ctx, base, "absent", note_name, &s) == TROWEL_ERR_IO);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "cannot list folder") != NULL);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "absent") != NULL);
+    CHECK_EQ_U64(s.count, 0);
+    /* a hook table: the list hook serves folders, opens stay the default */
+    int calls = 0;
+    trowel_ctx_set_io_hooks(ctx, &(trowel_io_hooks){.list = list_pics}, &calls);
+    s = (seen){0};
+    CHECK(trowel_list_related(ctx, "game/COST.json", "pics", note_name, &s) == TROWEL_OK);
+    CHECK_STR(s.names, "frame_000.png frame_001.png more/");
+    CHECK(trowel_list_related(ctx, "game/COST.json", "other", note_name, &s) == TROWEL_ERR_IO);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, "no folder other here");
+    CHECK_EQ_U64(calls, 2);
+    trowel_input *in;
+    CHECK(trowel_open_related(ctx, base, "one.png", &in) == TROWEL_OK);
+    CHECK_EQ_U64(in ? trowel_input_size(in) : 0, 1);
+    trowel_input_close(in);
+    /* set_open_hook replaces the whole table: listing is the default again */
+    trowel_ctx_set_open_hook(ctx, NULL, NULL);
+    s = (seen){0};
+    CHECK(trowel_list_related(ctx, base, "sub", note_name, &s) == TROWEL_OK);
+    CHECK_STR(s.names, "");
+    CHECK_EQ_U64(calls, 2);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/one.png", dir);
+    unlink(path);
+    rmdir(dir);
+    trowel_ctx_free(ctx);
+}
+
+TEST_MAIN(TEST(test_open_hook_serves_volcnf_volume_from_memory),
+          TEST(test_list_hook_and_default_listing))

@@ -59,7 +59,7 @@ static bool other_format_named(const char *name, bool wild_last)
 static bool szdd_worth_peeling(trowel_reader *r)
 {
     const trowel_input *in = r->in;
-    if (in->name_is_label || in->fd < 0)
+    if (in->name_is_label || !trowel_input_is_file(in))
         return true; /* standard input or memory: no name to go by */
     uint8_t head[10];
     trowel_reader h = *r;
