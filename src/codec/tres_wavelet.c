@@ -63,9 +63,19 @@ static void predictions(const level *L, uint32_t x, uint32_t y, int64_t p[3])
 static int64_t contribution(const level *L, uint32_t x, uint32_t y, int k)
 {
     uint32_t h = L->s / 2;
-    int64_t w0 = at(L, x + h, y), w1 = at(L, x + h, y + h), w2 = at(L, x, y + h);
-    bool diag = diagonal_1_3(L, x, y), min_x = x == 0, min_y = y == 0;
-    int64_t c[4] = {w0 + w2, w0, 0, w2};
+    int64_t c[4];
+    trowel_wavelet_corner_weights(at(L, x + h, y), at(L, x + h, y + h), at(L, x, y + h),
+                                  diagonal_1_3(L, x, y), x == 0, y == 0, c);
+    return c[k];
+}
+
+void trowel_wavelet_corner_weights(int64_t w0, int64_t w1, int64_t w2, bool diag, bool min_x,
+                                   bool min_y, int64_t c[4])
+{
+    c[0] = w0 + w2;
+    c[1] = w0;
+    c[2] = 0;
+    c[3] = w2;
     if (diag) {
         c[1] += w1;
         c[3] += w1;
@@ -85,7 +95,6 @@ static int64_t contribution(const level *L, uint32_t x, uint32_t y, int k)
     }
     if (min_x && min_y)
         c[0] += w1;
-    return c[k];
 }
 
 /* The whole update sum at vertex (x, y) of the level. */

@@ -45,4 +45,12 @@ trowel_status trowel_wavelet_forward(trowel_ctx *ctx, int32_t *c, uint32_t n);
  * TROWEL_ERR_CORRUPT, never undefined behaviour. */
 trowel_status trowel_wavelet_inverse(trowel_ctx *ctx, int32_t *c, uint32_t n);
 
+/* What a node whose wavelets are w0 (x + h, y), w1 (x + h, y + h) and w2
+ * (x, y + h) adds to the update sums of its corners c[0..3], counter-
+ * clockwise from (x, y): the 0-disc weights along the node's diagonal (1-3
+ * when diag, else 0-2), doubled by reflection at the minimum X (min_x) and
+ * Y (min_y) border. One rule for the transform and the mesh builder. */
+void trowel_wavelet_corner_weights(int64_t w0, int64_t w1, int64_t w2, bool diag, bool min_x,
+                                   bool min_y, int64_t c[4]);
+
 #endif

@@ -434,19 +434,23 @@ void trowel_archive_reportf(trowel_archive *a, uint64_t offset, const char *fmt,
 
 /* One entry: the format's own one-pass check, or a read into a null sink.
  * Problems are reported; an error is returned only when verify cannot go on. */
+trowel_status trowel_archive_verify_by_reading(trowel_archive *a, size_t index)
+{
+    trowel_sink *null;
+    trowel_status s = trowel_sink_open_null(a->ctx, &null);
+    if (s != TROWEL_OK)
+        return s;
+    s = trowel_archive_read_entry(a, index, null);
+    trowel_sink_discard(null);
+    if (s != TROWEL_OK)
+        trowel_archive_report(a);
+    return TROWEL_OK;
+}
+
 static trowel_status verify_entry(trowel_archive *a, size_t index)
 {
-    if (!a->fmt->verify_entry) {
-        trowel_sink *null;
-        trowel_status s = trowel_sink_open_null(a->ctx, &null);
-        if (s != TROWEL_OK)
-            return s;
-        s = trowel_archive_read_entry(a, index, null);
-        trowel_sink_discard(null);
-        if (s != TROWEL_OK)
-            trowel_archive_report(a);
-        return TROWEL_OK;
-    }
+    if (!a->fmt->verify_entry)
+        return trowel_archive_verify_by_reading(a, index);
     bool nested = entry_begins(a, index);
     const char *purpose = trowel_mem_purpose(a->ctx, "checking the entry");
     trowel_status s = a->fmt->verify_entry(a, index);

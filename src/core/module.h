@@ -227,6 +227,10 @@ trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const
 void trowel_archive_mark_damaged(trowel_archive *a);
 /* verify: records one problem (the error currently on the context). */
 void trowel_archive_report(trowel_archive *a);
+/* Verifies entry index by reading it whole into nothing: its checks and
+ * sizes as trowel_archive_read_entry makes them; a failure is reported
+ * (trowel_archive_report), and only a failure to begin is returned. */
+trowel_status trowel_archive_verify_by_reading(trowel_archive *a, size_t index);
 /* verify: records one TROWEL_ERR_VERIFY problem at offset, as printf. */
 void trowel_archive_reportf(trowel_archive *a, uint64_t offset, const char *fmt, ...)
     TROWEL_PRINTF(3, 4);

@@ -147,32 +147,11 @@ static bool odd_child(const wtd_node *nd)
 }
 
 /* What the node adds to each corner's update sum (the 0-disc weights,
- * doubled at the minimum border), as tres_wavelet.c's contribution(). */
+ * doubled at the minimum border): the transform's own rule. */
 static void contributions(const wtd_node *nd, int64_t c[4])
 {
-    int64_t w0 = nd->w[0], w1 = nd->w[1], w2 = nd->w[2];
-    bool diag = odd_child(nd), min_x = nd->x == 0, min_y = nd->y == 0;
-    c[0] = w0 + w2;
-    c[1] = w0;
-    c[2] = 0;
-    c[3] = w2;
-    if (diag) {
-        c[1] += w1;
-        c[3] += w1;
-    } else {
-        c[0] += w1;
-        c[2] += w1;
-    }
-    if (min_x) {
-        c[0] += w0;
-        c[diag ? 3 : 0] += w1;
-    }
-    if (min_y) {
-        c[0] += w2;
-        c[diag ? 1 : 0] += w1;
-    }
-    if (min_x && min_y)
-        c[0] += w1;
+    trowel_wavelet_corner_weights(nd->w[0], nd->w[1], nd->w[2], odd_child(nd), nd->x == 0,
+                                  nd->y == 0, c);
 }
 
 static trowel_status set_value(vertex_table *v, size_t slot, int64_t value)

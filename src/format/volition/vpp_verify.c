@@ -230,15 +230,7 @@ trowel_status vpp_verify_entry(trowel_archive *a, size_t index)
             check_solid_entry(a, st, index);
         return TROWEL_OK;
     }
-    trowel_sink *null;
-    trowel_status s = trowel_sink_open_null(a->ctx, &null);
-    if (s != TROWEL_OK)
-        return s;
-    s = trowel_archive_read_entry(a, index, null);
-    trowel_sink_discard(null);
-    if (s != TROWEL_OK)
-        trowel_archive_report(a);
-    return TROWEL_OK;
+    return trowel_archive_verify_by_reading(a, index);
 }
 
 /* ----------------------------------------------------- header and names */
