@@ -11,7 +11,11 @@
  * cleared, whether this run made it, how its file system reports write
  * errors) is found out once, when the folder is first opened, and handed
  * to each sink in its flags; the last sub-folder walked to stays open, so
- * the next entry in the same folder costs a dup instead of a walk.
+ * the next entry in the same folder costs a dup instead of a walk. (A
+ * folder someone else renames or swaps for a link while it is cached keeps
+ * receiving the entries meant for it, where it now is, as it would between
+ * one entry's walk and its write: the walk's guarantee is that no link
+ * inside the output redirects a write, and that still holds.)
  */
 #include "sink.h"
 
