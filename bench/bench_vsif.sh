@@ -23,7 +23,9 @@
 # Usage: bench/bench_vsif.sh [BUILD_DIR] [N] [RUNS]
 #   N defaults to 5099 (Team Fortress 2's scenes.image). BENCH_FILES_ONLY=1
 #   runs only the `files` part. VSIF2VCD=/path/to/vsif2vcd.py adds that peer
-#   (it is not part of trowel and not shipped with it).
+#   (it is not part of trowel and not shipped with it). TROWEL_BEFORE=/path/
+#   to/an/earlier/trowel adds that build to the `files` rounds (before/after
+#   in one run).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd)
@@ -98,24 +100,30 @@ files_part() {
     local py=${VSIF2VCD:-}
     "$T" extract -q -C ref.trowel big.image
     tool_names=(trowel cp)
-    wall_py="" cpu_py=""
+    wall_py="" cpu_py="" wall_old="" cpu_old=""
     if [ -n "$py" ] && [ -f "$py" ]; then
         python3 "$py" -q -a -o ref.py big.image
         tool_names+=(py)
     fi
+    local old=${TROWEL_BEFORE:-}
+    [ -z "$old" ] || [ ! -x "$old" ] || tool_names+=(old)
     # Fresh folders.
     setup_trowel="rm -rf o.trowel" cmd_trowel="'$T' extract -q -C o.trowel big.image"
     setup_cp="rm -rf o.cp" cmd_cp="cp -r ref.trowel o.cp"
     setup_py="rm -rf o.py" cmd_py="python3 '$py' -q -a -o o.py big.image"
+    setup_old="rm -rf o.old" cmd_old="'$old' extract -q -C o.old big.image"
     rounds fresh
     diff -r ref.trowel o.trowel >/dev/null || { echo "trowel extract is not repeatable" >&2; exit 1; }
     local fresh=("$wall_trowel" "$cpu_trowel" "$wall_cp" "$cpu_cp" "$wall_py" "$cpu_py")
+    local fresh_old=("$wall_old" "$cpu_old")
     # Over an earlier extraction: each tool over its own earlier output.
     setup_trowel="rm -rf o.trowel && cp -r ref.trowel o.trowel"
     cmd_trowel="'$T' extract -q --force -C o.trowel big.image"
     setup_cp="rm -rf o.cp && cp -r ref.trowel o.cp" cmd_cp="cp -r ref.trowel/. o.cp/"
     setup_py="rm -rf o.py && cp -r ref.py o.py"
     cmd_py="python3 '$py' -q -a -w -o o.py big.image"
+    setup_old="rm -rf o.old && cp -r ref.trowel o.old"
+    cmd_old="'$old' extract -q --force -C o.old big.image"
     rounds over
     diff -r ref.trowel o.trowel >/dev/null || { echo "trowel --force changed the files" >&2; exit 1; }
     echo "extract to files: $(find ref.trowel -type f | wc -l | tr -d ' ') text VCDs," \
@@ -127,8 +135,13 @@ files_part() {
     printf '%-28s %8s %8s %8s   %-13s %s\n' "over (--force, -w), wall s" "$wall_trowel" "$wall_cp" \
         "${wall_py:--}" "$(ratio "$wall_trowel" "$wall_cp")" "$(vs "$wall_trowel" "$wall_py")"
     printf '%-28s %8s %8s %8s\n' "over (--force, -w), CPU s" "$cpu_trowel" "$cpu_cp" "${cpu_py:--}"
+    if [ -n "$wall_old" ]; then
+        echo "earlier build ($old), same rounds: fresh ${fresh_old[0]} s wall ${fresh_old[1]} s CPU" \
+            "(trowel/cp -r $(ratio "${fresh_old[0]}" "${fresh[2]}")); over $wall_old s wall" \
+            "$cpu_old s CPU (trowel/cp -r $(ratio "$wall_old" "$wall_cp"))"
+    fi
     [ -n "$wall_py" ] || echo "vsif2vcd.py: absent (set VSIF2VCD=/path/to/vsif2vcd.py): against cp -r only"
-    rm -rf o.trowel o.cp o.py ref.trowel ref.py
+    rm -rf o.trowel o.cp o.py o.old ref.trowel ref.py
 }
 files_part
 [ -z "${BENCH_FILES_ONLY:-}" ] || exit 0
