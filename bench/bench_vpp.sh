@@ -44,7 +44,7 @@ cc -O2 -o zpeer "$here/bench/zlib_inflate_peer.c" -lz
 # ---- 1. raw extract vs cp
 echo "making a 1 GiB raw archive ..." >&2
 mkdir src
-head -c $((1 << 30) / 40) /dev/urandom >src/block
+head -c $(((1 << 30) / 40)) /dev/urandom >src/block
 for i in $(seq -w 1 40); do cp src/block "src/f$i.bin"; printf '%s' "$i" >>"src/f$i.bin"; done
 rm src/block
 (cd src && "$trowel" create -q -t vpp -O version=3 -o ../raw.vpp_pc -- *)
