@@ -54,6 +54,7 @@ static trowel_status prepare(staged *g, unsigned *serial)
     if (fsync(s->fd) != 0 && errno != EINVAL && errno != EROFS)
         return trowel_sink_io_fail(s, "write", errno);
     if (s->unnamed) {
+        trowel_sink_hold_lock(s);
         int err = trowel_sink_fresh_name(s, g->temp, sizeof g->temp, "g", serial,
                                          trowel_sink_link_unnamed);
         if (err)

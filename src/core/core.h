@@ -49,6 +49,9 @@ struct trowel_ctx {
     uint64_t swept[64][2];     /* folders (device, inode) already cleared of
                                 * stale temporaries (sink.c), newest last */
     unsigned swept_count;
+    signed char proc_fd_usable; /* sink.c: /proc/self/fd can link unnamed files
+                                 * (1), cannot (-1), not looked at yet (0) */
+    bool last_target_existed;  /* sink.c: the last file sink replaced a file */
 };
 
 /* ---- errors: set the context's last error and return the status, so a

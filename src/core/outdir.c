@@ -6,6 +6,16 @@
  * folder (or by an earlier entry) can never redirect a write outside it.
  * Folders it makes and leaves empty (every entry in them failed) are removed
  * when it closes, so a failed extraction leaves nothing behind.
+ *
+ * Many small files: what holds for a whole folder (its stale temporaries
+ * cleared, whether this run made it, how its file system reports write
+ * errors) is found out once, when the folder is first opened, and handed
+ * to each sink in its flags; the last sub-folder walked to stays open, so
+ * the next entry in the same folder costs a dup instead of a walk. (A
+ * folder someone else renames or swaps for a link while it is cached keeps
+ * receiving the entries meant for it, where it now is, as it would between
+ * one entry's walk and its write: the walk's guarantee is that no link
+ * inside the output redirects a write, and that still holds.)
  */
 #include "sink.h"
 
@@ -30,6 +40,10 @@ struct trowel_outdir {
     struct given { char *name; unsigned archive; } *given;
     size_t given_count, given_cap;
     unsigned archive; /* trowel_outdir_begin_archive's count */
+    unsigned facts;   /* trowel_sink_folder_facts of fd, and NEW_FOLDER */
+    int sub_fd;       /* the last sub-folder walked to, or -1 */
+    char *sub_rel;    /* its path relative to fd */
+    unsigned sub_facts;
 };
 
 static bool is_drive_prefix(const char *s)
@@ -129,6 +143,10 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sin
     d->flags = sink_flags;
     d->path = p;
     d->made_from = made_from;
+    d->sub_fd = -1;
+    d->facts = trowel_sink_folder_facts(ctx, fd);
+    if (made_from < strlen(path)) /* mkdir -p made at least the folder itself */
+        d->facts |= TROWEL_SINK_NEW_FOLDER;
     *out = d;
     return TROWEL_OK;
 }
@@ -159,6 +177,9 @@ void trowel_outdir_close(trowel_outdir *d)
 {
     if (!d)
         return;
+    if (d->sub_fd >= 0)
+        close(d->sub_fd);
+    trowel_mem_free(d->ctx, d->sub_rel);
     remove_empty_made_folders(d);
     close(d->fd);
     for (size_t i = 0; i < d->given_cap; i++)
@@ -290,6 +311,45 @@ static int open_child_dir(int parent, const char *component, bool *made)
 }
 
 static trowel_status open_sink(trowel_outdir *d, char *rel, const char *display, trowel_sink **out);
+/* Walks (making what is missing) to the folder of rel, whose last '/' is
+ * at last_slash, and makes it the outdir's cached sub-folder. */
+static trowel_status walk_to_folder(trowel_outdir *d, char *rel, char *last_slash,
+                                    const char *display)
+{
+    trowel_ctx *ctx = d->ctx;
+    int fd = dup(d->fd);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "dup: %s", strerror(errno));
+    bool made = false;
+    char *component = rel;
+    for (char *slash; (slash = strchr(component, '/')) != NULL; component = slash + 1) {
+        *slash = '\0';
+        int child = open_child_dir(fd, component, &made);
+        trowel_status refused = child < 0 ? refuse_folder(ctx, fd, component, errno, display)
+                                          : TROWEL_OK;
+        close(fd);
+        if (made)
+            remember_made(d, rel); /* rel ends at this component for now */
+        *slash = '/';
+        if (child < 0)
+            return refused;
+        fd = child;
+    }
+    *last_slash = '\0';
+    char *copy = trowel_mem_strdup(ctx, rel);
+    *last_slash = '/';
+    if (!copy) {
+        close(fd);
+        return ctx->last_error.status;
+    }
+    if (d->sub_fd >= 0)
+        close(d->sub_fd);
+    trowel_mem_free(ctx, d->sub_rel);
+    d->sub_fd = fd;
+    d->sub_rel = copy;
+    d->sub_facts = trowel_sink_folder_facts(ctx, fd) | (made ? TROWEL_SINK_NEW_FOLDER : 0u);
+    return TROWEL_OK;
+}
 
 trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, trowel_sink **out)
 {
@@ -312,29 +372,25 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
     return st;
 }
 
-/* The sink for rel (a normalised name) under d, making folders on the way. */
+/* The sink for rel (a normalised name) under d, making folders on the way
+ * (the last sub-folder walked is kept open for the next entry). */
 static trowel_status open_sink(trowel_outdir *d, char *rel, const char *display, trowel_sink **out)
 {
     trowel_ctx *ctx = d->ctx;
-    if (!strchr(rel, '/')) /* straight into the folder: no handle of its own */
-        return trowel_sink_open_file_in(ctx, d->fd, rel, display, d->flags, out);
-    int fd = dup(d->fd);
+    char *last_slash = strrchr(rel, '/');
+    if (!last_slash) /* straight into the folder: no handle of its own */
+        return trowel_sink_open_file_in(ctx, d->fd, rel, display, d->flags | d->facts, out);
+    *last_slash = '\0';
+    bool cached = d->sub_fd >= 0 && strcmp(d->sub_rel, rel) == 0;
+    *last_slash = '/';
+    if (!cached) {
+        trowel_status walked = walk_to_folder(d, rel, last_slash, display);
+        if (walked != TROWEL_OK)
+            return walked;
+    }
+    int fd = dup(d->sub_fd);
     if (fd < 0)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "dup: %s", strerror(errno));
-    char *component = rel;
-    for (char *slash; (slash = strchr(component, '/')) != NULL; component = slash + 1) {
-        *slash = '\0';
-        bool made;
-        int child = open_child_dir(fd, component, &made);
-        trowel_status refused = child < 0 ? refuse_folder(ctx, fd, component, errno, display)
-                                          : TROWEL_OK;
-        close(fd);
-        if (made)
-            remember_made(d, rel); /* rel ends at this component for now */
-        *slash = '/';
-        if (child < 0)
-            return refused;
-        fd = child;
-    }
-    return trowel_sink_open_file_at(ctx, fd, component, display, d->flags, out);
+    return trowel_sink_open_file_at(ctx, fd, last_slash + 1, display, d->flags | d->sub_facts,
+                                    out);
 }

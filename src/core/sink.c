@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #define FILE_BUFFER_SIZE ((size_t)1 << 18)
@@ -107,6 +108,14 @@ static int with_fresh_temp(trowel_sink *s, trowel_sink_make_fn make)
 static void hold_lock(int fd)
 {
     (void)flock(fd, LOCK_EX | LOCK_NB);
+}
+
+/* An unnamed file is locked only when it is about to get a temporary name
+ * (replacing a file, or trowel_sinks_finish_all): nobody can sweep a file
+ * that has no name, and most never get one. */
+void trowel_sink_hold_lock(trowel_sink *s)
+{
+    hold_lock(s->fd);
 }
 
 static int create_named_temp(trowel_sink *s, const char *name)
@@ -202,18 +211,55 @@ static void sweep_stale_temps(trowel_ctx *ctx, int dirfd)
     closedir(d);
 }
 
+/* File systems known to report a failed write (a full disk) at the write
+ * itself; on others (NFS, CIFS, FUSE) it may surface only at close. */
+static bool reports_errors_eagerly(int dirfd)
+{
+#if defined(__linux__)
+    struct statfs sf;
+    if (fstatfs(dirfd, &sf) != 0)
+        return false;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53:     /* ext2, ext3, ext4 */
+    case 0x58465342: /* XFS */
+    case 0x9123683E: /* Btrfs */
+    case 0x01021994: /* tmpfs */
+    case 0xF2F52010: /* F2FS */
+        return true;
+    default:
+        return false;
+    }
+#else
+    (void)dirfd;
+    return false;
+#endif
+}
+
+unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd)
+{
+    sweep_stale_temps(ctx, dirfd);
+    return TROWEL_SINK_SWEPT | (reports_errors_eagerly(dirfd) ? TROWEL_SINK_EAGER_ERRORS : 0u);
+}
+
+/* Whether an unnamed file can be linked into place through /proc: looked
+ * at once per context. */
+static bool proc_fd_usable(trowel_ctx *ctx)
+{
+    if (ctx->proc_fd_usable == 0)
+        ctx->proc_fd_usable = faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) == 0 ? 1 : -1;
+    return ctx->proc_fd_usable > 0;
+}
+
 /* An unnamed file in the sink's folder, or false when the system or the
  * file system has none (or it could not be linked into place later:
  * linking needs /proc). */
 static bool open_unnamed(trowel_sink *s)
 {
 #if defined(__linux__) && defined(O_TMPFILE)
-    if (s->ctx->named_temps_only || faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) != 0)
+    if (s->ctx->named_temps_only || !proc_fd_usable(s->ctx))
         return false;
     s->fd = openat(s->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
     s->unnamed = s->fd >= 0;
-    if (s->unnamed) /* it gets temporary names too (trowel_sinks_finish_all) */
-        hold_lock(s->fd);
     return s->unnamed;
 #else
     (void)s;
@@ -244,13 +290,18 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
     }
     s->cap = FILE_BUFFER_SIZE;
 
+    /* An early look, so that a file that is there is refused before any
+     * work; linking refuses it atomically later in any case, so a folder
+     * made by this run needs no look. */
     struct stat st_final;
-    if (!(flags & TROWEL_SINK_OVERWRITE) && fstatat(dirfd, name, &st_final, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!(flags & (TROWEL_SINK_OVERWRITE | TROWEL_SINK_NEW_FOLDER)) &&
+        fstatat(dirfd, name, &st_final, AT_SYMLINK_NOFOLLOW) == 0) {
         free_sink(s);
         return trowel_fail(ctx, TROWEL_ERR_EXISTS, TROWEL_NO_OFFSET,
                            "%s exists (use --force to overwrite)", display);
     }
-    sweep_stale_temps(ctx, dirfd);
+    if (!(flags & TROWEL_SINK_SWEPT))
+        sweep_stale_temps(ctx, dirfd);
     /* Any failure of the unnamed file falls back to a named one, whose error
      * (permissions, a full disk) is then the one reported. */
     if (!open_unnamed(s)) {
@@ -593,13 +644,21 @@ trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err)
 /* Puts the unnamed file under its final name. A new name is linked at once,
  * atomically refusing one that appeared meanwhile. Replacing links it under
  * a short temporary name and renames that over the target, so a name that
- * is not the target's shows the output only between those two calls. */
+ * is not the target's shows the output only between those two calls. Once
+ * a target of this run was there already (--force over an earlier
+ * extraction), the next ones are assumed to be too and go straight to the
+ * temporary name, sparing a link that would fail. */
 static trowel_status place_unnamed(trowel_sink *s)
 {
-    int err = trowel_sink_link_unnamed(s, s->final_name);
-    if (err != EEXIST || !(s->flags & TROWEL_SINK_OVERWRITE))
-        return err ? trowel_sink_io_fail(s, "create", err) : TROWEL_OK;
-    err = with_fresh_temp(s, trowel_sink_link_unnamed);
+    bool replacing = s->flags & TROWEL_SINK_OVERWRITE;
+    if (!replacing || !s->ctx->last_target_existed) {
+        int err = trowel_sink_link_unnamed(s, s->final_name);
+        if (err != EEXIST || !replacing)
+            return err ? trowel_sink_io_fail(s, "create", err) : TROWEL_OK;
+        s->ctx->last_target_existed = true;
+    }
+    hold_lock(s->fd); /* it gets a name a sweep could see */
+    int err = with_fresh_temp(s, trowel_sink_link_unnamed);
     if (err)
         return trowel_sink_io_fail(s, "create", err);
     trowel_status st = TROWEL_OK;
@@ -621,7 +680,8 @@ trowel_status trowel_sink_flush(trowel_sink *s)
  * closed, and any of the file's descriptors will do: closing a duplicate
  * brings such an error out while the output is still unnamed, before it
  * takes the final name (with --force, before it replaces the old file).
- * Elsewhere it costs two system calls. */
+ * Where the file system is known to report them at the write (ext4, XFS,
+ * Btrfs, tmpfs, F2FS: TROWEL_SINK_EAGER_ERRORS) it is skipped. */
 static trowel_status flush_by_closing_a_dup(trowel_sink *s)
 {
     int dup_fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
@@ -636,7 +696,7 @@ static trowel_status flush_by_closing_a_dup(trowel_sink *s)
 static trowel_status commit_unnamed(trowel_sink *s)
 {
     trowel_status st = s->failed ? s->failed : flush_buffer(s);
-    if (st == TROWEL_OK)
+    if (st == TROWEL_OK && !(s->flags & TROWEL_SINK_EAGER_ERRORS))
         st = flush_by_closing_a_dup(s);
     if (st == TROWEL_OK)
         st = place_unnamed(s);

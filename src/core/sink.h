@@ -35,6 +35,23 @@ trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *n
 trowel_status trowel_sink_open_file_in(trowel_ctx *ctx, int dirfd, const char *name,
                                        const char *display, unsigned flags, trowel_sink **out);
 
+/* Facts about a sink's folder that a caller writing many files into it
+ * (trowel_outdir) learns once and passes in the flags, next to
+ * TROWEL_SINK_OVERWRITE, instead of each sink finding them out again. */
+enum {
+    TROWEL_SINK_SWEPT = 1u << 16,        /* its stale temporaries are cleared */
+    TROWEL_SINK_NEW_FOLDER = 1u << 17,   /* made by this run: no name in it is
+                                          * older than the run (a name that
+                                          * appears anyway is still refused
+                                          * when the file is linked) */
+    TROWEL_SINK_EAGER_ERRORS = 1u << 18, /* its file system reports a failed
+                                          * write at the write, not at close */
+};
+/* Clears dirfd's stale temporaries (once per context) and returns the
+ * facts above that hold for it (TROWEL_SINK_SWEPT, maybe
+ * TROWEL_SINK_EAGER_ERRORS). */
+unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd);
+
 /* Positional writes, for a decoder that finishes its output out of order
  * (the Delphine packer's decodes from the end) and hands finished pieces
  * to a writer thread. Only a file sink that has been given nothing yet
@@ -84,6 +101,9 @@ typedef int (*trowel_sink_make_fn)(trowel_sink *s, const char *name);
  * *serial. The name is announced live from just before it is made. */
 int trowel_sink_fresh_name(trowel_sink *s, char *name, size_t cap, const char *tag,
                            unsigned *serial, trowel_sink_make_fn make);
+/* Locks s's file (flock) so that no other process's sweep takes it for a
+ * leftover once it has a temporary name. */
+void trowel_sink_hold_lock(trowel_sink *s);
 /* Links s's unnamed file (O_TMPFILE) into its folder as name: 0 or an
  * errno value (EEXIST when the name is taken). */
 int trowel_sink_link_unnamed(trowel_sink *s, const char *name);
