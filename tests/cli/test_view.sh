@@ -103,7 +103,10 @@ assert_eq "60 parallel requests all answered" 60 "$(grep -cE '^(200|404|422)$' "
 assert_eq "and none failed the server" 200 "$(code --cookie "trowel_token=$TOKEN" "$BASE/api/children")"
 
 # ---- the page in a browser
+# npm libraries live beside the main build (scripts/deps.sh): build/node,
+# also for the sanitizer build.
 node_dir=${TROWEL_NODE_DIR:-$(dirname "$TROWEL")/node}
+[ -d "$node_dir/node_modules/playwright-core" ] || node_dir=$TROWEL_SOURCE/build/node
 if ! have_cmd node || [ ! -x /usr/bin/chromium ] || [ ! -d "$node_dir/node_modules/playwright-core" ]; then
   skip "node, Debian's chromium or playwright-core (scripts/deps.sh test) is missing"
 else

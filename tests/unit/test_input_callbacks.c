@@ -60,7 +60,8 @@ typedef struct listing {
 static void append(listing *l, const void *p, size_t n)
 {
     l->all = realloc(l->all, l->len + n + 1);
-    memcpy(l->all + l->len, p, n);
+    if (n) /* an empty entry's bytes may be NULL */
+        memcpy(l->all + l->len, p, n);
     l->len += n;
 }
 
