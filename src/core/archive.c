@@ -68,52 +68,60 @@ static trowel_status grow_entries(trowel_archive *a)
     if (a->entry_count < a->entry_cap)
         return TROWEL_OK;
     size_t cap = a->entry_cap ? a->entry_cap * 2 : 16;
-    trowel_entry *e = trowel_mem_realloc(a->ctx, a->entries, cap * sizeof *e);
-    if (!e)
-        return a->ctx->last_error.status;
-    a->entries = e;
-    trowel_props **x = trowel_mem_realloc(a->ctx, a->entry_extra, cap * sizeof *x);
-    if (!x)
-        return a->ctx->last_error.status;
-    a->entry_extra = x;
-    a->entry_cap = cap;
-    return TROWEL_OK;
+    trowel_status s = trowel_mem_resize_array(a->ctx, &a->entries, cap, sizeof *a->entries);
+    if (s == TROWEL_OK)
+        s = trowel_mem_resize_array(a->ctx, &a->entry_extra, cap, sizeof *a->entry_extra);
+    if (s == TROWEL_OK)
+        a->entry_cap = cap;
+    return s;
 }
 
-/* Copies s into the archive's string store; NULL on failure. */
-static const char *keep_string(trowel_archive *a, const char *s)
+/* Copies s into the archive's string store. */
+static trowel_status keep_string(trowel_archive *a, const char *s, const char **kept)
 {
-    if (trowel_props_add_str(a->strings, "s", s) != TROWEL_OK)
-        return NULL;
-    return trowel_props_at(a->strings, trowel_props_count(a->strings) - 1)->s;
+    trowel_status st = trowel_props_add_str(a->strings, "s", s);
+    *kept = st == TROWEL_OK ? trowel_props_at(a->strings, trowel_props_count(a->strings) - 1)->s
+                            : NULL;
+    return st;
 }
 
-trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e)
+trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowel_props **extra)
 {
-    if (grow_entries(a) != TROWEL_OK)
-        return NULL;
-    const char *name = keep_string(a, e->name ? e->name : "");
-    const char *method = name ? keep_string(a, e->method ? e->method : "stored") : NULL;
-    trowel_props *extra = method ? trowel_props_new(a->ctx) : NULL;
-    if (!extra)
-        return NULL;
+    const char *name = NULL, *method = NULL;
+    *extra = NULL;
+    trowel_status s = grow_entries(a);
+    if (s == TROWEL_OK)
+        s = keep_string(a, e->name ? e->name : "", &name);
+    if (s == TROWEL_OK)
+        s = keep_string(a, e->method ? e->method : "stored", &method);
+    if (s == TROWEL_OK)
+        s = trowel_props_create(a->ctx, extra);
+    if (s != TROWEL_OK)
+        return s;
     size_t i = a->entry_count++;
     a->entries[i] = *e;
     a->entries[i].index = i;
     a->entries[i].name = name;
     a->entries[i].method = method;
-    a->entries[i].extra = extra;
-    a->entry_extra[i] = extra;
-    return extra;
+    a->entries[i].extra = *extra;
+    a->entry_extra[i] = *extra;
+    return TROWEL_OK;
+}
+
+trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e)
+{
+    trowel_props *extra;
+    return trowel_archive_add(a, e, &extra) == TROWEL_OK ? extra : NULL;
 }
 
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name)
 {
     if (index >= a->entry_count)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
-    const char *kept = keep_string(a, name);
-    if (!kept)
-        return a->ctx->last_error.status;
+    const char *kept;
+    trowel_status s = keep_string(a, name, &kept);
+    if (s != TROWEL_OK)
+        return s;
     a->entries[index].name = kept;
     return TROWEL_OK;
 }

@@ -86,6 +86,18 @@ void *trowel_mem_calloc(trowel_ctx *ctx, size_t count, size_t size);
 void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size);
 void trowel_mem_free(trowel_ctx *ctx, void *p);
 char *trowel_mem_strdup(trowel_ctx *ctx, const char *s);
+/* The same, for code that hands the status on (errors travel with the
+ * call: a caller returns what it got, never ctx->last_error). out_ptr is
+ * the address of a pointer of any object type (T **); it is set to the
+ * block, or to NULL on failure. _new_zeroed is calloc's; _resize keeps
+ * *inout_ptr as it was on failure; _dup_bytes makes at least one byte. */
+trowel_status trowel_mem_new(trowel_ctx *ctx, size_t size, void *out_ptr);
+trowel_status trowel_mem_new_zeroed(trowel_ctx *ctx, size_t count, size_t size, void *out_ptr);
+trowel_status trowel_mem_resize(trowel_ctx *ctx, void *inout_ptr, size_t size);
+trowel_status trowel_mem_resize_array(trowel_ctx *ctx, void *inout_ptr, size_t count,
+                                      size_t size);
+trowel_status trowel_mem_dup(trowel_ctx *ctx, const char *s, char **out);
+trowel_status trowel_mem_dup_bytes(trowel_ctx *ctx, const void *data, size_t size, void *out_ptr);
 /* Checks, without allocating, that size more bytes fit under the limit;
  * what names them in the error ("the LZMA decoder"). */
 trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what);
@@ -112,6 +124,7 @@ static inline bool trowel_mul_overflows(uint64_t a, uint64_t b, uint64_t *produc
 
 /* ---- property lists (trowel_props). Strings and keys are copied. */
 trowel_props *trowel_props_new(trowel_ctx *ctx);
+trowel_status trowel_props_create(trowel_ctx *ctx, trowel_props **out);
 void trowel_props_free(trowel_props *p);
 trowel_status trowel_props_add_int(trowel_props *p, const char *key, int64_t v);
 trowel_status trowel_props_add_uint(trowel_props *p, const char *key, uint64_t v);

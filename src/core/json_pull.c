@@ -36,8 +36,8 @@ void trowel_jp_free(trowel_json_pull *p)
 
 static trowel_jp_token fail(trowel_json_pull *p, size_t at, const char *expected)
 {
-    trowel_fail(p->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET, "%s: not valid JSON at offset %zu: %s",
-                p->what, at, expected);
+    p->failed = trowel_fail(p->ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
+                            "%s: not valid JSON at offset %zu: %s", p->what, at, expected);
     return TROWEL_JP_ERROR;
 }
 
@@ -66,14 +66,16 @@ static bool reserve(trowel_json_pull *p, size_t more)
         return true;
     size_t cap = p->str_cap ? p->str_cap : 256;
     while (cap - p->str_len <= more) {
-        if (cap > SIZE_MAX / 2)
+        if (cap > SIZE_MAX / 2) {
+            p->failed = trowel_fail(p->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                                    "%s: a string too long to hold", p->what);
             return false;
+        }
         cap *= 2;
     }
-    char *s = trowel_mem_realloc(p->ctx, p->str, cap);
-    if (!s)
+    p->failed = trowel_mem_resize(p->ctx, &p->str, cap);
+    if (p->failed != TROWEL_OK)
         return false;
-    p->str = s;
     p->str_cap = cap;
     return true;
 }
@@ -327,16 +329,21 @@ trowel_jp_token trowel_jp_next(trowel_json_pull *p)
 trowel_status trowel_jp_skip(trowel_json_pull *p, trowel_jp_token tok)
 {
     if (tok == TROWEL_JP_ERROR)
-        return p->ctx->last_error.status;
+        return p->failed;
     if (tok != TROWEL_JP_OBJECT && tok != TROWEL_JP_ARRAY)
         return TROWEL_OK;
     unsigned depth = p->depth - 1;
     while (p->depth > depth) {
         trowel_jp_token t = trowel_jp_next(p);
         if (t == TROWEL_JP_ERROR)
-            return p->ctx->last_error.status;
+            return p->failed;
     }
     return TROWEL_OK;
+}
+
+trowel_status trowel_jp_status(const trowel_json_pull *p)
+{
+    return p->failed;
 }
 
 int trowel_jp_uint(const trowel_json_pull *p, uint64_t *out)

@@ -16,7 +16,7 @@
 #define TROWEL_JP_MAX_DEPTH 256
 
 typedef enum trowel_jp_token {
-    TROWEL_JP_ERROR,      /* the context's error says why */
+    TROWEL_JP_ERROR,      /* trowel_jp_status says why (the context's error, in words) */
     TROWEL_JP_END,        /* the text is done (after one whole value) */
     TROWEL_JP_OBJECT,     /* { */
     TROWEL_JP_OBJECT_END, /* } */
@@ -47,6 +47,7 @@ typedef struct trowel_json_pull {
     const char *num;
     size_t num_len;
     bool num_whole; /* no fraction, no exponent */
+    trowel_status failed; /* why the last TROWEL_JP_ERROR came (TROWEL_OK before one) */
 } trowel_json_pull;
 
 void trowel_jp_init(trowel_json_pull *p, trowel_ctx *ctx, const char *what, const char *text,
@@ -57,6 +58,9 @@ trowel_jp_token trowel_jp_next(trowel_json_pull *p);
 /* Skips the rest of the value whose first token was tok (an object or
  * array up to its end; nothing for a scalar). */
 trowel_status trowel_jp_skip(trowel_json_pull *p, trowel_jp_token tok);
+/* Why the parser last returned TROWEL_JP_ERROR (a caller hands this on);
+ * TROWEL_OK while there has been none. */
+trowel_status trowel_jp_status(const trowel_json_pull *p);
 
 /* The last number as a whole number: TROWEL_JP_WHOLE (in *out), or why it
  * is not one; a value above UINT64_MAX reads as UINT64_MAX. */

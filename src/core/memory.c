@@ -76,54 +76,116 @@ static bool injected_failure(trowel_ctx *ctx)
     return --ctx->fail_alloc_after == 0;
 }
 
+/* The one place a block is made or resized: block is NULL for a new one.
+ * Every refusal sets the context's error and returns its status, so the
+ * status-returning forms below hand on exactly what happened. */
+static trowel_status resize_block(trowel_ctx *ctx, void *block, size_t size, void **out)
+{
+    *out = NULL;
+    block_header *h = block ? (block_header *)block - 1 : NULL;
+    size_t old = h ? h->size : 0;
+    trowel_status s = size > old ? admit(ctx, size - old, NULL) : TROWEL_OK;
+    if (s != TROWEL_OK)
+        return s;
+    if (size > SIZE_MAX - sizeof(block_header))
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
+                           "%zu bytes is more than one block can hold", size);
+    block_header *n = injected_failure(ctx) ? NULL : realloc(h, sizeof *h + size);
+    if (!n)
+        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory (%zu bytes)",
+                           size);
+    n->size = size;
+    ctx->mem_in_use = ctx->mem_in_use - old + size;
+    *out = n + 1;
+    return TROWEL_OK;
+}
+
+static trowel_status array_bytes(trowel_ctx *ctx, size_t count, size_t size, size_t *total)
+{
+    uint64_t t;
+    if (trowel_mul_overflows(count, size, &t) || t > SIZE_MAX)
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "%zu items of %zu bytes overflow",
+                           count, size);
+    *total = (size_t)t;
+    return TROWEL_OK;
+}
+
+/* A T ** passed as void *: the pointer is stored through it with memcpy,
+ * which is how C lets one function fill pointers of any object type. */
+static trowel_status store_pointer(void *out_ptr, void *p, trowel_status s)
+{
+    memcpy(out_ptr, &p, sizeof p);
+    return s;
+}
+
+trowel_status trowel_mem_new(trowel_ctx *ctx, size_t size, void *out_ptr)
+{
+    void *p;
+    trowel_status s = resize_block(ctx, NULL, size, &p);
+    return store_pointer(out_ptr, p, s);
+}
+
+trowel_status trowel_mem_new_zeroed(trowel_ctx *ctx, size_t count, size_t size, void *out_ptr)
+{
+    size_t total = 0;
+    void *p = NULL;
+    trowel_status s = array_bytes(ctx, count, size, &total);
+    if (s == TROWEL_OK)
+        s = resize_block(ctx, NULL, total, &p);
+    if (p)
+        memset(p, 0, total);
+    return store_pointer(out_ptr, p, s);
+}
+
+trowel_status trowel_mem_resize(trowel_ctx *ctx, void *inout_ptr, size_t size)
+{
+    void *old, *p;
+    memcpy(&old, inout_ptr, sizeof old);
+    trowel_status s = resize_block(ctx, old, size, &p);
+    return s == TROWEL_OK ? store_pointer(inout_ptr, p, s) : s;
+}
+
+trowel_status trowel_mem_resize_array(trowel_ctx *ctx, void *inout_ptr, size_t count, size_t size)
+{
+    size_t total = 0;
+    trowel_status s = array_bytes(ctx, count, size, &total);
+    return s == TROWEL_OK ? trowel_mem_resize(ctx, inout_ptr, total) : s;
+}
+
+trowel_status trowel_mem_dup(trowel_ctx *ctx, const char *s, char **out)
+{
+    size_t n = strlen(s) + 1;
+    trowel_status st = trowel_mem_new(ctx, n, out);
+    if (st == TROWEL_OK)
+        memcpy(*out, s, n);
+    return st;
+}
+
+trowel_status trowel_mem_dup_bytes(trowel_ctx *ctx, const void *data, size_t size, void *out_ptr)
+{
+    void *p;
+    trowel_status s = resize_block(ctx, NULL, size ? size : 1, &p);
+    if (s == TROWEL_OK && size)
+        memcpy(p, data, size);
+    return store_pointer(out_ptr, p, s);
+}
+
 void *trowel_mem_alloc(trowel_ctx *ctx, size_t size)
 {
-    if (admit(ctx, size, NULL) != TROWEL_OK)
-        return NULL;
-    if (size > SIZE_MAX - sizeof(block_header))
-        return NULL;
-    block_header *h = injected_failure(ctx) ? NULL : malloc(sizeof *h + size);
-    if (!h) {
-        trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory (%zu bytes)", size);
-        return NULL;
-    }
-    h->size = size;
-    ctx->mem_in_use += size;
-    return h + 1;
+    void *p;
+    return resize_block(ctx, NULL, size, &p) == TROWEL_OK ? p : NULL;
 }
 
 void *trowel_mem_calloc(trowel_ctx *ctx, size_t count, size_t size)
 {
-    uint64_t total;
-    if (trowel_mul_overflows(count, size, &total) || total > SIZE_MAX) {
-        trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "%zu items of %zu bytes overflow",
-                    count, size);
-        return NULL;
-    }
-    void *p = trowel_mem_alloc(ctx, (size_t)total);
-    if (p)
-        memset(p, 0, (size_t)total);
-    return p;
+    void *p;
+    return trowel_mem_new_zeroed(ctx, count, size, &p) == TROWEL_OK ? p : NULL;
 }
 
 void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size)
 {
-    if (!p)
-        return trowel_mem_alloc(ctx, size);
-    block_header *h = (block_header *)p - 1;
-    size_t old = h->size;
-    if (size > old && admit(ctx, size - old, NULL) != TROWEL_OK)
-        return NULL;
-    if (size > SIZE_MAX - sizeof(block_header))
-        return NULL;
-    block_header *n = injected_failure(ctx) ? NULL : realloc(h, sizeof *h + size);
-    if (!n) {
-        trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory (%zu bytes)", size);
-        return NULL;
-    }
-    n->size = size;
-    ctx->mem_in_use = ctx->mem_in_use - old + size;
-    return n + 1;
+    void *n;
+    return resize_block(ctx, p, size, &n) == TROWEL_OK ? n : NULL;
 }
 
 void trowel_mem_free(trowel_ctx *ctx, void *p)
@@ -137,9 +199,6 @@ void trowel_mem_free(trowel_ctx *ctx, void *p)
 
 char *trowel_mem_strdup(trowel_ctx *ctx, const char *s)
 {
-    size_t n = strlen(s) + 1;
-    char *d = trowel_mem_alloc(ctx, n);
-    if (d)
-        memcpy(d, s, n);
-    return d;
+    char *d;
+    return trowel_mem_dup(ctx, s, &d) == TROWEL_OK ? d : NULL;
 }

@@ -220,6 +220,9 @@ trowel_status trowel_list_related(trowel_ctx *ctx, const char *base, const char 
 /* Adds an entry (strings copied) and returns its extra-property list, into
  * which the format may add keys; NULL with an error set on failure. */
 trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
+/* The same, handing on the status (errors travel with the call): *extra
+ * is the new entry's property list, NULL on failure. */
+trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowel_props **extra);
 /* Renames entry index (after --names found its name). */
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name);
 /* Open found entries whose data cannot be read (cut off, corrupt) but kept

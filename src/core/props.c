@@ -26,12 +26,18 @@ const trowel_props *trowel_props_empty(void)
     return &empty_props;
 }
 
+trowel_status trowel_props_create(trowel_ctx *ctx, trowel_props **out)
+{
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof **out, out);
+    if (s == TROWEL_OK)
+        (*out)->ctx = ctx;
+    return s;
+}
+
 trowel_props *trowel_props_new(trowel_ctx *ctx)
 {
-    trowel_props *p = trowel_mem_calloc(ctx, 1, sizeof *p);
-    if (p)
-        p->ctx = ctx;
-    return p;
+    trowel_props *p;
+    return trowel_props_create(ctx, &p) == TROWEL_OK ? p : NULL;
 }
 
 void trowel_props_free(trowel_props *p)

@@ -438,6 +438,41 @@ static void test_memory_limit_refuses_and_recovers(void)
     trowel_ctx_free(ctx);
 }
 
+/* The status-returning forms hand on the status of the failure they met,
+ * even when an earlier, different error is still in the context. */
+static void test_memory_status_forms_return_their_own_status(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, 1000);
+    trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "an older error");
+    char *big = (char *)ctx; /* must be overwritten with NULL */
+    CHECK(trowel_mem_new(ctx, 2000, &big) == TROWEL_ERR_LIMIT);
+    CHECK(big == NULL);
+    uint32_t *words = NULL;
+    CHECK(trowel_mem_new_zeroed(ctx, 10, sizeof *words, &words) == TROWEL_OK);
+    CHECK(words != NULL && words[9] == 0);
+    uint32_t *kept = words;
+    CHECK(trowel_mem_resize_array(ctx, &words, SIZE_MAX / 2, 4) == TROWEL_ERR_LIMIT);
+    CHECK(words == kept);
+    CHECK(trowel_mem_resize_array(ctx, &words, 20, sizeof *words) == TROWEL_OK);
+    char *copy;
+    CHECK(trowel_mem_dup(ctx, "abc", &copy) == TROWEL_OK);
+    CHECK(strcmp(copy, "abc") == 0);
+    ctx->fail_alloc_after = 1;
+    char *none;
+    CHECK(trowel_mem_dup(ctx, "abc", &none) == TROWEL_ERR_NOMEM);
+    CHECK(none == NULL);
+    trowel_props *props;
+    ctx->fail_alloc_after = 1;
+    CHECK(trowel_props_create(ctx, &props) == TROWEL_ERR_NOMEM);
+    CHECK(trowel_props_create(ctx, &props) == TROWEL_OK);
+    trowel_props_free(props);
+    trowel_mem_free(ctx, copy);
+    trowel_mem_free(ctx, words);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+}
+
 static void test_injected_allocation_failure_is_reported(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -515,6 +550,7 @@ TEST_MAIN(TEST(test_reader_reads_little_and_big_endian),
           TEST(test_memory_sink_respects_limit),
           TEST(test_null_sink_counts_and_crcs),
           TEST(test_memory_limit_refuses_and_recovers),
+          TEST(test_memory_status_forms_return_their_own_status),
           TEST(test_injected_allocation_failure_is_reported),
           TEST(test_props_keep_order_types_and_copies),
           TEST(test_options_check_and_get),
