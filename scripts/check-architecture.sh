@@ -30,6 +30,9 @@
 #                 < format(3); registry.c sits above them all. Read twice:
 #                 from the objects (nm) and from the #include lines. cli/
 #                 includes no header under src/.
+#   FAMILY        no file of one family (src/format/<family>/) includes a header
+#                 of another or uses a symbol another family's objects define:
+#                 families meet only in core, codec and export.
 #   LENGTH        no file under src/ or cli/ is over 1300 lines.
 #   INCLUDE-CYCLE no cycle in the #include graph of the source files (.c, .h,
 #                 .inc under src/, cli/, include/), reported once per cycle;
@@ -85,7 +88,7 @@ from collections import defaultdict
 
 SRC, BUILD, NM, BASELINE = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 MAX_LINES = 1300
-CHECKS = ["FORBIDDEN", "RAW-READ", "LAST-ERROR", "MUTUAL", "LAYER", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
+CHECKS = ["FORBIDDEN", "RAW-READ", "LAST-ERROR", "MUTUAL", "LAYER", "FAMILY", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
           "CORE-FORMAT", "STATIC-EXPORT", "CLI-INTERNAL"]
 violations = defaultdict(list)
 skipped = []
@@ -298,6 +301,17 @@ for p, deps in sorted(graph.items()):
         if lp == LAYERS["core"] and rel(d).startswith(("src/format", "src/export")):
             report("CORE-FORMAT", rel(p), f"includes {rel(d)}")
 
+# families never include each other's headers
+def family_of(relpath):
+    parts = relpath.split(os.sep)
+    return parts[2] if len(parts) > 3 and parts[0] == "src" and parts[1] == "format" else None
+for p, deps in sorted(graph.items()):
+    fp = family_of(rel(p))
+    for d in sorted(deps):
+        fd = family_of(rel(d))
+        if fp and fd and fd != fp:
+            report("FAMILY", rel(p), f"includes {rel(d)} ({fp} -> {fd})")
+
 # the CLI is a client of trowel.h: it includes no library-internal header
 for p, deps in sorted(graph.items()):
     if rel(p).startswith("cli" + os.sep):
@@ -387,6 +401,14 @@ else:
             if lb > la:
                 names = sorted(use[a][b])
                 report("LAYER", a, f"uses {b} ({LAYER_NAME[la]} -> {LAYER_NAME[lb]}): "
+                       + ", ".join(names[:5]) + (", ..." if len(names) > 5 else ""))
+
+    for a in sorted(use):
+        for b in sorted(use[a]):
+            fa, fb = family_of(a), family_of(b)
+            if fa and fb and fa != fb:
+                names = sorted(use[a][b])
+                report("FAMILY", a, f"uses {b} ({fa} -> {fb}): "
                        + ", ".join(names[:5]) + (", ..." if len(names) > 5 else ""))
 
     lib = os.path.join(BUILD, "libtrowel.a")

@@ -14,9 +14,10 @@ done
 # make_tree DIR BAD: a tree and a build of it; BAD=1 puts in the violations.
 make_tree() {
     local d=$1 bad=$2
-    mkdir -p "$d/src/core" "$d/src/codec" "$d/src/format/fam" "$d/src/export" "$d/cli" \
+    mkdir -p "$d/src/core" "$d/src/codec" "$d/src/format/fam" "$d/src/format/other" "$d/src/export" "$d/cli" \
         "$d/include/trowel" "$d/build/CMakeFiles/trowel_objects.dir/src/core" \
         "$d/build/CMakeFiles/trowel_objects.dir/src/format/fam" \
+        "$d/build/CMakeFiles/trowel_objects.dir/src/format/other" \
         "$d/build/CMakeFiles/trowel.dir/cli"
     cat >"$d/include/trowel/trowel.h" <<'EOF'
 #pragma GCC visibility push(default)
@@ -67,6 +68,9 @@ EOF
         touch "$d/src/format/fam/fmt.h"
         { for i in $(seq 1 1301); do echo "/* $i */"; done; } >"$d/src/export/long.c"
         printf '#include "core/core.h"\nint cli_uses(void) { return core_helper(1); }\n' >>"$d/cli/main.c"
+        # FAMILY: one family including and calling another's
+        printf '#include "format/fam/fmt.h"\nint fmt_value(void);\n__attribute__((visibility("hidden"))) int other_uses(void) { return fmt_value(); }\n' \
+            >"$d/src/format/other/uses.c"
     else
         touch "$d/src/format/fam/fmt.h"
     fi
@@ -75,6 +79,9 @@ EOF
     cc "${w[@]}" -c "$d/src/core/core.c" -o "$ob/src/core/core.c.o" || return 1
     cc "${w[@]}" -c "$d/src/format/fam/fmt.c" -o "$ob/src/format/fam/fmt.c.o" || return 1
     cc -w -I"$d/include" -I"$d/src" -c "$d/cli/main.c" -o "$d/build/CMakeFiles/trowel.dir/cli/main.c.o" || return 1
+    if [ -f "$d/src/format/other/uses.c" ]; then
+        cc "${w[@]}" -c "$d/src/format/other/uses.c" -o "$ob/src/format/other/uses.c.o" || return 1
+    fi
     # the static library made as docs/plan-architecture.md proposes: one
     # object, hidden (internal) symbols made local
     ld -r -o "$d/build/all.o" "$ob/src/core/core.c.o" "$ob/src/format/fam/fmt.c.o" || return 1
@@ -103,7 +110,9 @@ for want in \
     "CORE-FORMAT: src/core/core.c: includes src/format/fam/fmt.h" \
     "STATIC-EXPORT: src/core/core.c: leaked_symbol: no trowel_ prefix" \
     "LAYER: cli/main.c: includes src/core/core.h (cli -> library internals)" \
-    "CLI-INTERNAL: cli/main.c: uses core_helper"; do
+    "CLI-INTERNAL: cli/main.c: uses core_helper" \
+    "FAMILY: src/format/other/uses.c: includes src/format/fam/fmt.h (other -> fam)" \
+    "FAMILY: src/format/other/uses.c: uses src/format/fam/fmt.c (other -> fam): fmt_value"; do
     assert_contains "reported: $want" "$OUT" "$want"
 done
 assert_not_contains "a call in a comment is no call" "$OUT" "src/format/fam/fmt.c:2: calls open()"
