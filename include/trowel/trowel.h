@@ -308,9 +308,10 @@ trowel_status trowel_sink_open_null(trowel_ctx *ctx, trowel_sink **out);
  * language binding's stream. Zero-initialise the table: members may be
  * added at the end. */
 typedef struct trowel_sink_ops {
-    /* Takes the next n bytes (n > 0). Small writes are gathered: the
-     * function sees pieces of up to 64 KiB in order, and the last one
-     * during trowel_sink_finish. Returns TROWEL_OK, or the failure (usually
+    /* Takes the next n bytes (n > 0), in order. Small writes are gathered
+     * in a 64 KiB buffer, so it sees few calls (a write of 64 KiB or more
+     * passes whole); what is still buffered comes during
+     * trowel_sink_finish. Returns TROWEL_OK, or the failure (usually
      * TROWEL_ERR_IO) that the library reports as "the write function
      * failed": the call writing into the sink fails with that status, and
      * so do every later write and the finish. Required. */

@@ -130,8 +130,8 @@ void trowel_sink_filled(trowel_sink *s, size_t size);
 trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
                                  uint64_t *copied);
 
-/* File and fd sinks: writes out what is buffered (or returns the sink's
- * first failure). */
+/* Writes out what is buffered (file, fd and callback sinks; others have no
+ * buffer), or returns the sink's first failure. */
 trowel_status trowel_sink_flush(trowel_sink *s);
 
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
