@@ -303,6 +303,37 @@ trowel_status trowel_sink_open_memory(trowel_ctx *ctx, trowel_sink **out);
 /* Discards the bytes but counts them and keeps their CRC-32. */
 trowel_status trowel_sink_open_null(trowel_ctx *ctx, trowel_sink **out);
 
+/* A sink whose bytes go to a caller's functions, with no file or memory of
+ * the library's: another program's container, a socket, a hash, a
+ * language binding's stream. Zero-initialise the table: members may be
+ * added at the end. */
+typedef struct trowel_sink_ops {
+    /* Takes the next n bytes (n > 0), in order. Small writes are gathered
+     * in a 64 KiB buffer, so it sees few calls (a write of 64 KiB or more
+     * passes whole); what is still buffered comes during
+     * trowel_sink_finish. Returns TROWEL_OK, or the failure (usually
+     * TROWEL_ERR_IO) that the library reports as "the write function
+     * failed": the call writing into the sink fails with that status, and
+     * so do every later write and the finish. Required. */
+    trowel_status (*write)(void *user, const void *data, size_t n);
+    /* Called by trowel_sink_finish after every byte went to write without
+     * a failure: the place to commit (rename, send, close). A failure it
+     * returns is the finish's, reported as "the finish function failed".
+     * Optional. */
+    trowel_status (*finish)(void *user);
+    /* Called instead of finish when the output is thrown away: by
+     * trowel_sink_discard, by trowel_sink_finish after a failed write, and
+     * by a failed trowel_sink_open_callbacks. The place to undo and release
+     * user. Optional. */
+    void (*discard)(void *user);
+} trowel_sink_ops;
+/* A sink over ops (the table is copied; user is passed back to each
+ * function, on the calling thread). Exactly one of finish and discard is
+ * called, once, when the sink ends (if the table has it). name (copied;
+ * NULL: "(callbacks)") is for messages. TROWEL_ERR_USAGE without write. */
+trowel_status trowel_sink_open_callbacks(trowel_ctx *ctx, const trowel_sink_ops *ops,
+                                         void *user, const char *name, trowel_sink **out);
+
 /* Appends size bytes. After a failed write every later write returns the
  * same status, and finish fails too. */
 trowel_status trowel_sink_write(trowel_sink *sink, const void *data, size_t size);

@@ -476,10 +476,7 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
  * and sets its length once the whole output is good. */
 static uint8_t *memory_sink_room(trowel_sink *out, size_t length)
 {
-    if (out->kind != TROWEL_SINK_MEMORY || out->failed || out->written || out->len ||
-        length == 0 || out->cap < length)
-        return NULL;
-    return out->buf;
+    return trowel_sink_room(out, length);
 }
 
 /* The most bytes a stream of n bytes can produce: 256 bytes per 23 bits. */
@@ -548,7 +545,7 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
             s = trowel_sink_positional_done(out, length, wr.err);
     } else if (direct) {
         if (s == TROWEL_OK)
-            out->len = out->written = length;
+            trowel_sink_filled(out, length);
         return s;
     } else if (s == TROWEL_OK && length) {
         s = trowel_sink_write(out, dst, length);

@@ -22,7 +22,7 @@
  * Renames are atomic one by one, not across files: POSIX offers nothing
  * that replaces two names at once.
  */
-#include "sink.h"
+#include "sink_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,35 +41,37 @@ typedef struct staged {
 /* A second name for the target, to put it back from. */
 static int link_target(trowel_sink *s, const char *name)
 {
-    return linkat(s->dirfd, s->final_name, s->dirfd, name, 0) == 0 ? 0 : errno;
+    struct trowel_sink_file *f = trowel_sink_file_state(s);
+    return linkat(f->dirfd, f->final_name, f->dirfd, name, 0) == 0 ? 0 : errno;
 }
 
 /* Step 1 for one sink. */
 static trowel_status prepare(staged *g, unsigned *serial)
 {
     trowel_sink *s = g->s;
+    struct trowel_sink_file *f = trowel_sink_file_state(s);
     trowel_status st = trowel_sink_flush(s);
     if (st != TROWEL_OK)
         return st;
-    if (fsync(s->fd) != 0 && errno != EINVAL && errno != EROFS)
+    if (fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS)
         return trowel_sink_io_fail(s, "write", errno);
-    if (s->unnamed) {
+    if (f->unnamed) {
         trowel_sink_hold_lock(s);
         int err = trowel_sink_fresh_name(s, g->temp, sizeof g->temp, "g", serial,
                                          trowel_sink_link_unnamed);
         if (err)
             return trowel_sink_io_fail(s, "write", err);
     } else {
-        memcpy(g->temp, s->temp_name, sizeof g->temp);
-        s->temp_name[0] = '\0'; /* the group owns the name from now on */
+        memcpy(g->temp, f->temp_name, sizeof g->temp);
+        f->temp_name[0] = '\0'; /* the group owns the name from now on */
     }
-    int fd = s->fd;
-    s->fd = -1;
+    int fd = f->fd;
+    f->fd = -1;
     if (close(fd) != 0)
         return trowel_sink_io_fail(s, "close", errno);
     struct stat sb;
-    bool exists = fstatat(s->dirfd, s->final_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
-    if (exists && !(s->flags & TROWEL_SINK_OVERWRITE))
+    bool exists = fstatat(f->dirfd, f->final_name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    if (exists && !(f->flags & TROWEL_SINK_OVERWRITE))
         return trowel_sink_io_fail(s, "create", EEXIST);
     if (exists && !S_ISREG(sb.st_mode))
         return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
@@ -87,14 +89,15 @@ static trowel_status prepare(staged *g, unsigned *serial)
 static int place(staged *g)
 {
     trowel_sink *s = g->s;
+    struct trowel_sink_file *f = trowel_sink_file_state(s);
     if (s->ctx->fail_commit_at && --s->ctx->fail_commit_at == 0)
         return EIO; /* tests: this rename fails */
     if (g->backup[0])
-        return renameat(s->dirfd, g->temp, s->dirfd, s->final_name) == 0 ? 0 : errno;
+        return renameat(f->dirfd, g->temp, f->dirfd, f->final_name) == 0 ? 0 : errno;
     /* A new name: linked, so one that appeared meanwhile is refused. */
-    if (linkat(s->dirfd, g->temp, s->dirfd, s->final_name, 0) != 0)
+    if (linkat(f->dirfd, g->temp, f->dirfd, f->final_name, 0) != 0)
         return errno;
-    unlinkat(s->dirfd, g->temp, 0);
+    unlinkat(f->dirfd, g->temp, 0);
     return 0;
 }
 
@@ -102,26 +105,28 @@ static int place(staged *g)
 static bool undo(staged *g)
 {
     trowel_sink *s = g->s;
+    struct trowel_sink_file *f = trowel_sink_file_state(s);
     if (g->backup[0]) {
-        if (renameat(s->dirfd, g->backup, s->dirfd, s->final_name) != 0)
+        if (renameat(f->dirfd, g->backup, f->dirfd, f->final_name) != 0)
             return false;
         trowel_sink_announce(s, g->backup, false);
         g->backup[0] = '\0';
         return true;
     }
-    return unlinkat(s->dirfd, s->final_name, 0) == 0;
+    return unlinkat(f->dirfd, f->final_name, 0) == 0;
 }
 
 /* Removes what is left of a sink's names and frees it. */
 static void clean(staged *g)
 {
     trowel_sink *s = g->s;
+    struct trowel_sink_file *f = trowel_sink_file_state(s);
     if (g->temp[0]) {
-        unlinkat(s->dirfd, g->temp, 0);
+        unlinkat(f->dirfd, g->temp, 0);
         trowel_sink_announce(s, g->temp, false);
     }
     if (g->backup[0]) {
-        unlinkat(s->dirfd, g->backup, 0);
+        unlinkat(f->dirfd, g->backup, 0);
         trowel_sink_announce(s, g->backup, false);
     }
     trowel_sink_discard(s);
@@ -129,11 +134,13 @@ static void clean(staged *g)
 
 static trowel_status check_kinds(trowel_sink *const *sinks, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        if (sinks[i]->kind != TROWEL_SINK_FILE || sinks[i]->fd < 0)
+    for (size_t i = 0; i < n; i++) {
+        struct trowel_sink_file *f = trowel_sink_file_state(sinks[i]);
+        if (!f || f->fd < 0)
             return trowel_fail(sinks[i]->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "%s is not a file output: only files finish together",
                                sinks[i]->name);
+    }
     return TROWEL_OK;
 }
 

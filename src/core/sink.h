@@ -4,26 +4,73 @@
 
 #include "core.h"
 
-enum trowel_sink_kind { TROWEL_SINK_FILE, TROWEL_SINK_FD, TROWEL_SINK_MEMORY, TROWEL_SINK_NULL };
+/* What one kind of sink does: a table of functions, one per kind, each in
+ * its own file (sink_file.c, sink_fd.c, sink_memory.c, sink_null.c,
+ * sink_callbacks.c). sink.c keeps what every kind shares (the write buffer,
+ * the first failure, the byte count) and calls these; it never asks which
+ * kind a sink is. Only write is required. */
+struct trowel_sink_impl {
+    /* Takes n bytes: a full buffer being flushed, or (unbuffered kinds,
+     * writes larger than the buffer) the caller's bytes. */
+    trowel_status (*write)(trowel_sink *s, const void *data, size_t n);
+    /* Completes the output; status is the sink's result so far (its first
+     * failure, or TROWEL_OK with the buffer flushed): a kind that must undo
+     * something on failure does it here. NULL: status is the result. */
+    trowel_status (*finish)(trowel_sink *s, trowel_status status);
+    /* Throws the output away. NULL: nothing to undo. */
+    void (*discard)(trowel_sink *s);
+    /* Frees what the kind's state holds (after finish or discard; the
+     * state itself is part of the sink). NULL: nothing. */
+    void (*release)(trowel_sink *s);
+    /* The state's size: trowel_sink_new gives the sink that many zeroed
+     * bytes, aligned for any type, at s->state. */
+    size_t state_size;
+    /* The write buffer's size (0: every write goes straight to write) and
+     * what it is for, as the memory limit's messages say. */
+    size_t buffer_size;
+    const char *buffer_purpose;
+    /* Optional, each for the kinds that can (NULL otherwise): */
+    /* trowel_sink_copy_fd: the buffer is flushed before. */
+    trowel_status (*copy_fd)(trowel_sink *s, int fd, uint64_t off, uint64_t n, uint64_t *copied);
+    /* trowel_sink_pwrite (a kind with it takes positional writes). */
+    int (*pwrite)(trowel_sink *s, uint64_t off, const void *data, size_t n);
+    /* Memory: trowel_sink_data, _take, _reserve and the decoder's room. */
+    const uint8_t *(*data)(const trowel_sink *s, size_t *size);
+    void (*take)(trowel_sink *s, uint8_t **data, size_t *size);
+    trowel_status (*reserve)(trowel_sink *s, size_t size);
+    uint8_t *(*room)(trowel_sink *s, size_t size);
+    void (*filled)(trowel_sink *s, size_t size);
+    /* Null: trowel_sink_crc32. */
+    uint32_t (*crc)(const trowel_sink *s);
+};
 
 struct trowel_sink {
     trowel_ctx *ctx;
-    enum trowel_sink_kind kind;
+    const struct trowel_sink_impl *impl;
+    void *state;           /* the kind's own (impl->state_size bytes) */
     char *name;            /* for messages */
     uint64_t written;
     trowel_status failed;  /* first write error: later writes and finish report it */
-    uint8_t *buf;          /* file/fd: write buffer; memory: the data */
-    size_t len, cap;
-    uint32_t crc;          /* null sink */
-    int fd;                /* file: the output being written; fd: the caller's descriptor */
-    bool owns_fd;          /* fd: a device or FIFO opened by name, closed when done */
-    int dirfd;             /* file: the folder holding target and temporary */
-    bool owns_dirfd;       /* file: close dirfd when done */
-    char *final_name;      /* file: name inside dirfd */
-    bool unnamed;          /* file: fd is an O_TMPFILE file, linked into place at the end */
-    char temp_name[40];    /* file: the named temporary inside dirfd, or "" */
-    unsigned flags;
+    uint8_t *buf;          /* the write buffer (impl->buffer_size bytes), or NULL */
+    size_t len;            /* bytes in it */
 };
+
+/* A new sink of impl named name (copied), with its zeroed state and its
+ * buffer; NULL (with the error set) when memory runs out. */
+trowel_sink *trowel_sink_new(trowel_ctx *ctx, const struct trowel_sink_impl *impl,
+                             const char *name);
+/* Frees a sink (impl->release first) without finishing or discarding it:
+ * for a constructor that fails after trowel_sink_new. */
+void trowel_sink_free(trowel_sink *s);
+
+/* The descriptor kinds' (file, fd) shared work, in sink_fd.c: writes all
+ * n bytes to fd, and copies in the kernel as trowel_sink_copy_fd says. */
+trowel_status trowel_sink_fd_write_all(trowel_sink *s, int fd, const void *data, size_t n);
+trowel_status trowel_sink_fd_copy(trowel_sink *s, int to_fd, int fd, uint64_t off, uint64_t n,
+                                  uint64_t *copied);
+/* An fd sink that closes fd when it is done (a device opened by name). */
+trowel_status trowel_sink_open_owned_fd(trowel_ctx *ctx, int fd, const char *name,
+                                        trowel_sink **out);
 
 /* A file sink for name (one path component) inside the open folder dirfd,
  * which the sink takes over (and closes). display names it in messages. */
@@ -69,6 +116,12 @@ trowel_status trowel_sink_positional_done(trowel_sink *s, uint64_t total, int er
  * knows its output size spares the doublings and their slack). */
 trowel_status trowel_sink_reserve(trowel_sink *s, size_t size);
 
+/* Memory sinks with room reserved for size bytes (trowel_sink_reserve) and
+ * nothing written yet: that room, for a decoder to fill in place; NULL
+ * otherwise. trowel_sink_filled then says size bytes are good. */
+uint8_t *trowel_sink_room(trowel_sink *s, size_t size);
+void trowel_sink_filled(trowel_sink *s, size_t size);
+
 /* Copies n bytes at off of the file fd into a file or fd sink inside the
  * kernel (copy_file_range: no trip through user memory), as far as the
  * system allows; *copied says how many went (0 for other sinks, pipes,
@@ -77,38 +130,12 @@ trowel_status trowel_sink_reserve(trowel_sink *s, size_t size);
 trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
                                  uint64_t *copied);
 
-/* File and fd sinks: writes out what is buffered (or returns the sink's
- * first failure). */
+/* Writes out what is buffered (file, fd and callback sinks; others have no
+ * buffer), or returns the sink's first failure. */
 trowel_status trowel_sink_flush(trowel_sink *s);
 
 /* Memory sinks: hands the buffer (allocated with trowel_mem_alloc on the
  * sink's context) to the caller, who frees it with trowel_mem_free. */
 trowel_status trowel_sink_take(trowel_sink *s, uint8_t **data, size_t *size);
-
-/* The file sink's naming and linking, shared with trowel_sinks_finish_all
- * (commit.c), which gives several sinks more names of its own. */
-
-/* Tells the context's temp handler that name, in s's folder, is about to
- * exist (live) or exists no more. */
-void trowel_sink_announce(trowel_sink *s, const char *name, bool live);
-/* Makes something (a file, a link) under name in s's folder: 0 or an errno
- * value, EEXIST when the name is taken. */
-typedef int (*trowel_sink_make_fn)(trowel_sink *s, const char *name);
-/* Writes a fresh short name ".trowel-PID-<tag><serial>" into name (cap
- * bytes), whatever the target's length, and calls make until it makes
- * something under it (0) or fails for a reason other than the name being
- * taken (an errno value; name is then ""). Each try takes the next
- * *serial. The name is announced live from just before it is made. */
-int trowel_sink_fresh_name(trowel_sink *s, char *name, size_t cap, const char *tag,
-                           unsigned *serial, trowel_sink_make_fn make);
-/* Locks s's file (flock) so that no other process's sweep takes it for a
- * leftover once it has a temporary name. */
-void trowel_sink_hold_lock(trowel_sink *s);
-/* Links s's unnamed file (O_TMPFILE) into its folder as name: 0 or an
- * errno value (EEXIST when the name is taken). */
-int trowel_sink_link_unnamed(trowel_sink *s, const char *name);
-/* Fails s's context with "cannot WHAT NAME: why", err an errno value; a
- * name that exists (EEXIST) is TROWEL_ERR_EXISTS and says --force. */
-trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err);
 
 #endif

@@ -4,7 +4,7 @@
  * handler hears of it, names of 255 bytes, replacing, and positional writes;
  * and memory-limit refusals that say what, how much, in use and the limit.
  */
-#include "core/sink.h"
+#include "core/sink_file.h"
 #include "files.h"
 #include "test.h"
 
@@ -80,7 +80,7 @@ static void test_unnamed_output_has_no_name_until_finished(void)
     trowel_ctx_set_temp_handler(ctx, listen_temps, &h);
     trowel_sink *s;
     REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
-    CHECK(s->unnamed);
+    CHECK(trowel_sink_file_state(s)->unnamed);
     CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
     CHECK_EQ_U64(count_dir_entries(dir), 0);
     CHECK(trowel_sink_finish(s) == TROWEL_OK);
@@ -149,7 +149,7 @@ static void test_named_fallback_is_short_announced_and_removed(void)
     trowel_ctx_set_temp_handler(ctx, listen_temps, &h);
     trowel_sink *s;
     REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
-    CHECK(!s->unnamed);
+    CHECK(!trowel_sink_file_state(s)->unnamed);
     CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
     CHECK_EQ_U64(h.live, 1);
     CHECK_EQ_U64(h.gone, 0);
@@ -193,7 +193,7 @@ static void check_positional(bool named)
     ctx->named_temps_only = named;
     trowel_sink *s;
     REQUIRE(trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK);
-    CHECK(s->unnamed == !named);
+    CHECK(trowel_sink_file_state(s)->unnamed == !named);
     REQUIRE(trowel_sink_takes_positional(s));
     CHECK(trowel_sink_pwrite(s, 6, "world", 5) == 0);
     CHECK(trowel_sink_pwrite(s, 0, "hello ", 6) == 0);

@@ -1,0 +1,118 @@
+/*
+ * Descriptor sinks: bytes written straight to a descriptor the caller
+ * opened (stdout, a pipe), or to a device or FIFO trowel_sink_open_file
+ * opened by name, which the sink then closes. Nothing is renamed or
+ * removed: bytes written stay written, even when the sink is discarded.
+ * The writing helpers here serve the file sink too.
+ */
+/* copy_file_range and off64_t are GNU extensions. */
+#define _GNU_SOURCE
+#include "sink.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+struct fd_state {
+    int fd;
+    bool owns_fd; /* a device or FIFO opened by name: closed when done */
+};
+
+static struct fd_state *fd_of(const trowel_sink *s)
+{
+    return s->state;
+}
+
+trowel_status trowel_sink_fd_write_all(trowel_sink *s, int fd, const void *data, size_t n)
+{
+    const uint8_t *p = data;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
+                               s->name, w < 0 ? strerror(errno) : "no progress");
+        p += w;
+        n -= (size_t)w;
+    }
+    return TROWEL_OK;
+}
+
+trowel_status trowel_sink_fd_copy(trowel_sink *s, int to_fd, int fd, uint64_t off, uint64_t n,
+                                  uint64_t *copied)
+{
+    trowel_status st = TROWEL_OK;
+    off64_t in_off = (off64_t)off;
+    while (*copied < n) {
+        uint64_t left = n - *copied;
+        size_t chunk = left < ((size_t)1 << 30) ? (size_t)left : (size_t)1 << 30;
+        ssize_t got = copy_file_range(fd, &in_off, to_fd, NULL, chunk, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
+            /* Not possible here (a pipe, another file system, an old
+             * kernel) or the input ended: ordinary reads and writes do the
+             * rest and report what is wrong. A failure after some bytes
+             * went is a real write error. */
+            if (got < 0 && *copied && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+                errno != EOPNOTSUPP)
+                st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
+                                 s->name, strerror(errno));
+            break;
+        }
+        *copied += (uint64_t)got;
+    }
+    return st;
+}
+
+static trowel_status fd_write(trowel_sink *s, const void *data, size_t n)
+{
+    return trowel_sink_fd_write_all(s, fd_of(s)->fd, data, n);
+}
+
+static trowel_status fd_copy(trowel_sink *s, int fd, uint64_t off, uint64_t n, uint64_t *copied)
+{
+    return trowel_sink_fd_copy(s, fd_of(s)->fd, fd, off, n, copied);
+}
+
+static void fd_release(trowel_sink *s)
+{
+    struct fd_state *f = fd_of(s);
+    if (f->owns_fd && f->fd >= 0)
+        close(f->fd);
+}
+
+static const struct trowel_sink_impl fd_impl = {
+    .write = fd_write,
+    .release = fd_release,
+    .buffer_size = (size_t)1 << 18,
+    .buffer_purpose = "the output's buffer",
+    .copy_fd = fd_copy,
+    .state_size = sizeof(struct fd_state),
+};
+
+static trowel_status open_fd(trowel_ctx *ctx, int fd, bool owns, const char *name,
+                             trowel_sink **out)
+{
+    *out = NULL;
+    trowel_sink *s = trowel_sink_new(ctx, &fd_impl, name ? name : "(output)");
+    if (!s)
+        return ctx->last_error.status;
+    struct fd_state *f = fd_of(s);
+    f->fd = fd;
+    f->owns_fd = owns;
+    *out = s;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_sink_open_fd(trowel_ctx *ctx, int fd, const char *name, trowel_sink **out)
+{
+    return open_fd(ctx, fd, false, name, out);
+}
+
+trowel_status trowel_sink_open_owned_fd(trowel_ctx *ctx, int fd, const char *name,
+                                        trowel_sink **out)
+{
+    return open_fd(ctx, fd, true, name, out);
+}

@@ -1,0 +1,574 @@
+/*
+ * File sinks. A file sink never shows a partial file under its final name.
+ * On Linux it writes to an unnamed file (O_TMPFILE) in the target's folder
+ * and links it into place when the caller finishes it: an error, a signal or
+ * even kill -9 leaves nothing behind, and the target's name may be as long
+ * as the file system allows. Where the file system has no unnamed files, it
+ * writes to a short named temporary beside the target (created with O_EXCL,
+ * never following links), which the context's temp handler hears about so a
+ * program can remove it when a signal kills it; one left by kill -9 is
+ * removed by the next run that writes into that folder (see "stale
+ * temporaries"). Replacing a file (TROWEL_SINK_OVERWRITE) is described at
+ * place_unnamed and commit_named.
+ */
+/* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
+#define _GNU_SOURCE
+#include "sink_file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+static const struct trowel_sink_impl file_impl;
+
+struct trowel_sink_file *trowel_sink_file_state(trowel_sink *s)
+{
+    return s->impl == &file_impl ? s->state : NULL;
+}
+
+static struct trowel_sink_file *file_of(const trowel_sink *s)
+{
+    return s->state;
+}
+
+void trowel_sink_announce(trowel_sink *s, const char *name, bool live)
+{
+    if (s->ctx->temp_fn)
+        s->ctx->temp_fn(s->ctx->temp_user, file_of(s)->dirfd, name, live);
+}
+
+static void announce_temp(trowel_sink *s, bool live)
+{
+    trowel_sink_announce(s, file_of(s)->temp_name, live);
+}
+
+int trowel_sink_fresh_name(trowel_sink *s, char *name, size_t cap, const char *tag,
+                           unsigned *serial, trowel_sink_make_fn make)
+{
+    for (unsigned attempt = 0; attempt < 100; attempt++) {
+        snprintf(name, cap, ".trowel-%ld-%s%u", (long)getpid(), tag, (*serial)++);
+        trowel_sink_announce(s, name, true);
+        int err = make(s, name);
+        if (err == 0)
+            return 0;
+        trowel_sink_announce(s, name, false);
+        name[0] = '\0';
+        if (err != EEXIST)
+            return err;
+    }
+    return EEXIST;
+}
+
+/* Gives the sink a fresh temporary name (".trowel-PID-N", N from 0) with
+ * trowel_sink_fresh_name. */
+static int with_fresh_temp(trowel_sink *s, trowel_sink_make_fn make)
+{
+    unsigned serial = 0;
+    struct trowel_sink_file *f = file_of(s);
+    return trowel_sink_fresh_name(s, f->temp_name, sizeof f->temp_name, "", &serial, make);
+}
+
+/* The writer holds a lock on its file for as long as it has it open, so
+ * that a sweep (below) by another process never takes a temporary that is
+ * still being written, whatever its pid looks like from there. */
+static void hold_lock(int fd)
+{
+    (void)flock(fd, LOCK_EX | LOCK_NB);
+}
+
+/* An unnamed file is locked only when it is about to get a temporary name
+ * (replacing a file, or trowel_sinks_finish_all): nobody can sweep a file
+ * that has no name, and most never get one. */
+void trowel_sink_hold_lock(trowel_sink *s)
+{
+    hold_lock(file_of(s)->fd);
+}
+
+static int create_named_temp(trowel_sink *s, const char *name)
+{
+    struct trowel_sink_file *f = file_of(s);
+    f->fd = openat(f->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (f->fd < 0)
+        return errno;
+    hold_lock(f->fd);
+    return 0;
+}
+
+/* ------------------------------------------------ stale temporaries
+ * A run killed with kill -9 (or a power loss) on a file system without
+ * unnamed files leaves its ".trowel-PID-..." temporaries behind, and no
+ * handler ran to remove them. The next sink opened in that folder removes
+ * those whose process is gone: no process with that pid exists here (kill
+ * with signal 0 says ESRCH), and nobody holds the file's lock (a live
+ * writer always does: a pid from another pid namespace sharing the folder
+ * looks dead from here, its lock does not). Each folder is swept once per
+ * context. */
+
+/* The pid in ".trowel-PID-rest", or 0 when name is not such a name. */
+static long temp_name_pid(const char *name)
+{
+    static const char prefix[] = ".trowel-";
+    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+        return 0;
+    const char *p = name + sizeof prefix - 1;
+    long pid = 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (pid > 99999999)
+            return 0;
+        pid = pid * 10 + (*p - '0');
+    }
+    return *p == '-' ? pid : 0;
+}
+
+static bool pid_is_gone(long pid)
+{
+    return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Removes name from dirfd if it is a regular file nobody holds locked. */
+static void remove_if_unlocked(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        unlinkat(dirfd, name, 0);
+    close(fd);
+}
+
+/* True (and the folder remembered) the first time this context sees it. */
+static bool first_visit(trowel_ctx *ctx, int dirfd)
+{
+    struct stat st;
+    if (fstat(dirfd, &st) != 0)
+        return false;
+    uint64_t dev = (uint64_t)st.st_dev, ino = (uint64_t)st.st_ino;
+    unsigned n = ctx->swept_count;
+    size_t slots = sizeof ctx->swept / sizeof ctx->swept[0];
+    for (unsigned i = 0; i < n; i++)
+        if (ctx->swept[i][0] == dev && ctx->swept[i][1] == ino)
+            return false;
+    if (n == slots) { /* forget the oldest */
+        memmove(ctx->swept[0], ctx->swept[1], (slots - 1) * sizeof ctx->swept[0]);
+        n--;
+    }
+    ctx->swept[n][0] = dev;
+    ctx->swept[n][1] = ino;
+    ctx->swept_count = n + 1;
+    return true;
+}
+
+static void sweep_stale_temps(trowel_ctx *ctx, int dirfd)
+{
+    if (!first_visit(ctx, dirfd))
+        return;
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        long pid = temp_name_pid(e->d_name);
+        if (pid > 0 && pid_is_gone(pid))
+            remove_if_unlocked(dirfd, e->d_name);
+    }
+    closedir(d);
+}
+
+/* File systems known to report a failed write (a full disk) at the write
+ * itself; on others (NFS, CIFS, FUSE) it may surface only at close. */
+static bool reports_errors_eagerly(int dirfd)
+{
+#if defined(__linux__)
+    struct statfs sf;
+    if (fstatfs(dirfd, &sf) != 0)
+        return false;
+    switch ((unsigned long)sf.f_type) {
+    case 0xEF53:     /* ext2, ext3, ext4 */
+    case 0x58465342: /* XFS */
+    case 0x9123683E: /* Btrfs */
+    case 0x01021994: /* tmpfs */
+    case 0xF2F52010: /* F2FS */
+        return true;
+    default:
+        return false;
+    }
+#else
+    (void)dirfd;
+    return false;
+#endif
+}
+
+unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd)
+{
+    sweep_stale_temps(ctx, dirfd);
+    return TROWEL_SINK_SWEPT | (reports_errors_eagerly(dirfd) ? TROWEL_SINK_EAGER_ERRORS : 0u);
+}
+
+/* Whether an unnamed file can be linked into place through /proc: looked
+ * at once per context. */
+static bool proc_fd_usable(trowel_ctx *ctx)
+{
+    if (ctx->proc_fd_usable == 0)
+        ctx->proc_fd_usable = faccessat(AT_FDCWD, "/proc/self/fd", X_OK, 0) == 0 ? 1 : -1;
+    return ctx->proc_fd_usable > 0;
+}
+
+/* An unnamed file in the sink's folder, or false when the system or the
+ * file system has none (or it could not be linked into place later:
+ * linking needs /proc). */
+static bool open_unnamed(trowel_sink *s)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+    struct trowel_sink_file *f = file_of(s);
+    if (s->ctx->named_temps_only || !proc_fd_usable(s->ctx))
+        return false;
+    f->fd = openat(f->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    f->unnamed = f->fd >= 0;
+    return f->unnamed;
+#else
+    (void)s;
+    return false;
+#endif
+}
+
+static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const char *name,
+                                  const char *display, unsigned flags, trowel_sink **out)
+{
+    *out = NULL;
+    trowel_sink *s = trowel_sink_new(ctx, &file_impl, display);
+    if (!s) {
+        if (owns)
+            close(dirfd);
+        return ctx->last_error.status;
+    }
+    struct trowel_sink_file *f = file_of(s);
+    f->fd = -1;
+    f->dirfd = dirfd;
+    f->owns_dirfd = owns;
+    f->flags = flags;
+    f->final_name = trowel_mem_strdup(ctx, name);
+    if (!f->final_name) {
+        trowel_sink_free(s);
+        return ctx->last_error.status;
+    }
+
+    /* An early look, so that a file that is there is refused before any
+     * work; linking refuses it atomically later in any case, so a folder
+     * made by this run needs no look. */
+    struct stat st_final;
+    if (!(flags & (TROWEL_SINK_OVERWRITE | TROWEL_SINK_NEW_FOLDER)) &&
+        fstatat(dirfd, name, &st_final, AT_SYMLINK_NOFOLLOW) == 0) {
+        trowel_sink_free(s);
+        return trowel_fail(ctx, TROWEL_ERR_EXISTS, TROWEL_NO_OFFSET,
+                           "%s exists (use --force to overwrite)", display);
+    }
+    if (!(flags & TROWEL_SINK_SWEPT))
+        sweep_stale_temps(ctx, dirfd);
+    /* Any failure of the unnamed file falls back to a named one, whose error
+     * (permissions, a full disk) is then the one reported. */
+    if (!open_unnamed(s)) {
+        int err = with_fresh_temp(s, create_named_temp);
+        if (err) {
+            trowel_sink_free(s);
+            return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create %s: %s",
+                               display, strerror(err));
+        }
+    }
+    *out = s;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_sink_open_file_at(trowel_ctx *ctx, int dirfd, const char *name,
+                                       const char *display, unsigned flags, trowel_sink **out)
+{
+    return open_file_in(ctx, dirfd, true, name, display, flags, out);
+}
+
+trowel_status trowel_sink_open_file_in(trowel_ctx *ctx, int dirfd, const char *name,
+                                       const char *display, unsigned flags, trowel_sink **out)
+{
+    return open_file_in(ctx, dirfd, false, name, display, flags, out);
+}
+
+/* A path naming a character device or a FIFO (/dev/null, /dev/stdout, a
+ * named pipe) is written in place, as cp does: there is no file there to
+ * keep or replace, and renaming a finished output over it would replace the
+ * device node itself. *done is false for any other path. */
+static trowel_status open_special(trowel_ctx *ctx, const char *path, trowel_sink **out,
+                                  bool *done)
+{
+    struct stat st;
+    *done = stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) ||
+                                     S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode));
+    if (!*done)
+        return TROWEL_OK;
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                           "%s is a %s: refusing to write to it", path,
+                           S_ISBLK(st.st_mode) ? "block device" : "socket");
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open %s: %s", path,
+                           strerror(errno));
+    trowel_status s = trowel_sink_open_owned_fd(ctx, fd, path, out);
+    if (s != TROWEL_OK)
+        close(fd);
+    return s;
+}
+
+/* Splits path into its folder and last component and opens the folder. */
+trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned flags,
+                                    trowel_sink **out)
+{
+    *out = NULL;
+    bool special;
+    trowel_status st = open_special(ctx, path, out, &special);
+    if (special)
+        return st;
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s: not a file name", path);
+    char dir[4096];
+    if (slash) {
+        size_t n = (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "path too long");
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+        if (n == 0)
+            strcpy(dir, "/");
+    } else {
+        strcpy(dir, ".");
+    }
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s", dir,
+                           strerror(errno));
+    return trowel_sink_open_file_at(ctx, dirfd, base, path, flags, out);
+}
+
+/* Through /proc first, which needs no privilege; AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH. */
+int trowel_sink_link_unnamed(trowel_sink *s, const char *name)
+{
+#if defined(__linux__) && defined(O_TMPFILE)
+    struct trowel_sink_file *f = file_of(s);
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
+    if (linkat(AT_FDCWD, proc, f->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    int err = errno;
+    if (err == EEXIST)
+        return err;
+    if (linkat(f->fd, "", f->dirfd, name, AT_EMPTY_PATH) == 0)
+        return 0;
+    return errno == EEXIST ? EEXIST : err;
+#else
+    (void)s, (void)name;
+    return ENOTSUP;
+#endif
+}
+
+trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err)
+{
+    return trowel_fail(s->ctx, err == EEXIST ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                       "cannot %s %s: %s", what, s->name,
+                       err == EEXIST ? "it exists (use --force to overwrite)" : strerror(err));
+}
+
+
+/* Puts the unnamed file under its final name. A new name is linked at once,
+ * atomically refusing one that appeared meanwhile. Replacing links it under
+ * a short temporary name and renames that over the target, so a name that
+ * is not the target's shows the output only between those two calls. Once
+ * a target of this run was there already (--force over an earlier
+ * extraction), the next ones are assumed to be too and go straight to the
+ * temporary name, sparing a link that would fail. */
+static trowel_status place_unnamed(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    bool replacing = f->flags & TROWEL_SINK_OVERWRITE;
+    if (!replacing || !s->ctx->last_target_existed) {
+        int err = trowel_sink_link_unnamed(s, f->final_name);
+        if (err != EEXIST || !replacing)
+            return err ? trowel_sink_io_fail(s, "create", err) : TROWEL_OK;
+        s->ctx->last_target_existed = true;
+    }
+    hold_lock(f->fd); /* it gets a name a sweep could see */
+    int err = with_fresh_temp(s, trowel_sink_link_unnamed);
+    if (err)
+        return trowel_sink_io_fail(s, "create", err);
+    trowel_status st = TROWEL_OK;
+    if (renameat(f->dirfd, f->temp_name, f->dirfd, f->final_name) != 0) {
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
+                         s->name, strerror(errno));
+        unlinkat(f->dirfd, f->temp_name, 0);
+    }
+    announce_temp(s, false);
+    return st;
+}
+
+/* Some file systems (NFS) report a failed write only when a descriptor is
+ * closed, and any of the file's descriptors will do: closing a duplicate
+ * brings such an error out while the output is still unnamed, before it
+ * takes the final name (with --force, before it replaces the old file).
+ * Where the file system is known to report them at the write (ext4, XFS,
+ * Btrfs, tmpfs, F2FS: TROWEL_SINK_EAGER_ERRORS) it is skipped. */
+static trowel_status flush_by_closing_a_dup(trowel_sink *s)
+{
+    int dup_fd = fcntl(file_of(s)->fd, F_DUPFD_CLOEXEC, 0);
+    if (dup_fd < 0) /* no descriptor to spare: the final close still checks */
+        return TROWEL_OK;
+    if (close(dup_fd) == 0)
+        return TROWEL_OK;
+    return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s", s->name,
+                       strerror(errno));
+}
+
+static trowel_status commit_unnamed(trowel_sink *s, trowel_status st)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (st == TROWEL_OK && !(f->flags & TROWEL_SINK_EAGER_ERRORS))
+        st = flush_by_closing_a_dup(s);
+    if (st == TROWEL_OK)
+        st = place_unnamed(s);
+    bool placed = st == TROWEL_OK;
+    if (close(f->fd) != 0 && placed) {
+        /* A write failed after all (the duplicate's close said nothing):
+         * the file under the final name may be short, so it goes. */
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot close %s: %s", s->name,
+                         strerror(errno));
+        unlinkat(f->dirfd, f->final_name, 0);
+    }
+    f->fd = -1;
+    return st;
+}
+
+/* Puts the named temporary under the final name unless that exists: 0 or an
+ * errno value. link refuses an existing name atomically; a file system with
+ * no hard links (FAT) gets a rename that refuses it just as well. */
+static int place_named_no_replace(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (linkat(f->dirfd, f->temp_name, f->dirfd, f->final_name, 0) == 0)
+        return 0;
+    int err = errno;
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (err == EPERM || err == EOPNOTSUPP || err == ENOSYS) {
+        if (renameat2(f->dirfd, f->temp_name, f->dirfd, f->final_name, RENAME_NOREPLACE) == 0)
+            return 0;
+        if (errno != EINVAL) /* EINVAL: the flag is not supported; say why link failed */
+            err = errno;
+    }
+#endif
+    return err;
+}
+
+/* The named temporary: closed, then linked (a new name) or renamed
+ * (replacing: the name holds the old file or the new one) into place, and
+ * always removed. */
+static trowel_status commit_named(trowel_sink *s, trowel_status st)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (st == TROWEL_OK && close(f->fd) != 0)
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot close %s: %s", s->name,
+                         strerror(errno));
+    else if (st != TROWEL_OK)
+        close(f->fd);
+    f->fd = -1;
+    if (st == TROWEL_OK && (f->flags & TROWEL_SINK_OVERWRITE)) {
+        /* rename replaces whatever is there, a link included, without following it. */
+        if (renameat(f->dirfd, f->temp_name, f->dirfd, f->final_name) != 0)
+            st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot rename into %s: %s",
+                             s->name, strerror(errno));
+    } else if (st == TROWEL_OK) {
+        int err = place_named_no_replace(s);
+        if (err)
+            st = trowel_sink_io_fail(s, "create", err);
+    }
+    unlinkat(f->dirfd, f->temp_name, 0);
+    announce_temp(s, false);
+    return st;
+}
+
+/* ------------------------------------------------ the sink's table */
+
+static trowel_status file_write(trowel_sink *s, const void *data, size_t n)
+{
+    return trowel_sink_fd_write_all(s, file_of(s)->fd, data, n);
+}
+
+static trowel_status file_copy(trowel_sink *s, int fd, uint64_t off, uint64_t n, uint64_t *copied)
+{
+    return trowel_sink_fd_copy(s, file_of(s)->fd, fd, off, n, copied);
+}
+
+static int file_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)
+{
+    int fd = file_of(s)->fd;
+    const uint8_t *p = data;
+    while (n > 0) {
+        ssize_t w = pwrite(fd, p, n, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : EIO;
+        p += w;
+        off += (uint64_t)w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static trowel_status file_finish(trowel_sink *s, trowel_status st)
+{
+    struct trowel_sink_file *f = file_of(s);
+    return f->unnamed ? commit_unnamed(s, st) : commit_named(s, st);
+}
+
+/* A file trowel_sinks_finish_all has closed (fd -1) is no longer the
+ * sink's: the group removes its names. */
+static void file_discard(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (f->fd < 0)
+        return;
+    close(f->fd);
+    f->fd = -1;
+    if (!f->unnamed) {
+        unlinkat(f->dirfd, f->temp_name, 0);
+        announce_temp(s, false);
+    }
+}
+
+static void file_release(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (f->owns_dirfd && f->dirfd >= 0)
+        close(f->dirfd);
+    trowel_mem_free(s->ctx, f->final_name);
+}
+
+static const struct trowel_sink_impl file_impl = {
+    .write = file_write,
+    .finish = file_finish,
+    .discard = file_discard,
+    .release = file_release,
+    .state_size = sizeof(struct trowel_sink_file),
+    .buffer_size = (size_t)1 << 18,
+    .buffer_purpose = "the output file's buffer",
+    .copy_fd = file_copy,
+    .pwrite = file_pwrite,
+};
