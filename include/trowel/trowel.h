@@ -21,8 +21,8 @@
  * otherwise:
  *  - Pointer arguments must not be NULL. The functions that release
  *    something (trowel_ctx_free, trowel_input_close, trowel_archive_close,
- *    trowel_outdir_close, trowel_sink_discard, trowel_free) accept NULL and
- *    then do nothing.
+ *    trowel_outdir_close, trowel_sink_discard, trowel_writer_abort,
+ *    trowel_free) accept NULL and then do nothing.
  *  - A function that makes an object returns it through its last argument
  *    (`out`): on TROWEL_OK the caller owns it and releases it with the
  *    matching close/free function; on failure *out is set to NULL and there
@@ -42,9 +42,9 @@
  *    (trowel_version, trowel_status_string, trowel_path_normalize,
  *    trowel_crc32, the trowel_format_* and trowel_codec_* look-ups) may be
  *    called from any thread at any time. A context and every object made
- *    with it (input, archive, sink, output folder) must be used by one
- *    thread at a time; different contexts may work on different threads at
- *    once.
+ *    with it (input, archive, sink, output folder, writer) must be used by
+ *    one thread at a time; different contexts may work on different threads
+ *    at once.
  */
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
@@ -708,6 +708,15 @@ trowel_status trowel_writer_open(trowel_ctx *ctx, const trowel_format *f,
 typedef struct trowel_writer_entry {
     const char *name;  /* the name to store (copied) */
     uint64_t size;     /* the bytes that will be written, or TROWEL_SIZE_UNKNOWN */
+    /* The entry's format keys, as a manifest entry holds them ("compressed"
+     * of a scenes.image scene, "name_field" of a part file): typically the
+     * extra props of the entry read from an archive of the same format
+     * (trowel_entry.extra), to rebuild it alike. They go into the
+     * manifest's entry at this entry's position (the writer makes the
+     * manifest when none was given), over keys it holds. Read during the
+     * call only. NULL: none. A format that reads its manifest as text
+     * (TROWEL_CAP_STREAMED_MANIFEST) takes none: TROWEL_ERR_USAGE. */
+    const trowel_props *props;
 } trowel_writer_entry;
 
 /* Starts entry e (TROWEL_ERR_USAGE while another is open or after a

@@ -531,6 +531,11 @@ static void add_props(json_object *obj, const trowel_props *props, size_t skip)
     }
 }
 
+void trowel_json_add_props(json_object *obj, const trowel_props *props)
+{
+    add_props(obj, props, 0);
+}
+
 static json_object *entry_to_json(const trowel_entry *e)
 {
     json_object *o = json_object_new_object();

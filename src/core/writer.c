@@ -22,6 +22,7 @@
 #include "spill.h"
 #include "writer.h"
 
+#include <json-c/json.h>
 #include <string.h>
 
 /* Longest entry name kept (trowel_path_normalize's limit as archive.c
@@ -35,6 +36,7 @@ typedef struct writer_entry {
     uint64_t off; /* byte entries: where they start in the spill */
     uint64_t size;
     bool dropped; /* replaced by a later entry of that name (keep_last) */
+    json_object *keys; /* its props, for its manifest entry; NULL: none */
 } writer_entry;
 
 enum writer_state { WRITER_READY, WRITER_IN_ENTRY };
@@ -146,6 +148,7 @@ static void free_entry(trowel_ctx *ctx, writer_entry *e)
     trowel_mem_free(ctx, e->name);
     trowel_mem_free(ctx, e->key);
     trowel_mem_free(ctx, e->path);
+    json_object_put(e->keys);
 }
 
 trowel_status trowel_writer_add_path(trowel_writer *w, const char *name, const char *path)
@@ -169,34 +172,50 @@ trowel_status trowel_writer_add_path(trowel_writer *w, const char *name, const c
     return TROWEL_OK;
 }
 
-/* The byte entry already stored under key, or NULL. */
-static writer_entry *entry_with_key(trowel_writer *w, const char *key)
+/* The byte entry already stored under key (its index), or w->count. */
+static size_t entry_with_key(const trowel_writer *w, const char *key)
 {
     for (size_t i = 0; i < w->count; i++)
         if (w->entries[i].key && !w->entries[i].dropped && strcmp(w->entries[i].key, key) == 0)
-            return &w->entries[i];
-    return NULL;
+            return i;
+    return w->count;
 }
 
 /* Refuses a name create would refuse: unsafe, or one already given
- * (unless keep_last, which drops the earlier entry and says so). */
-static trowel_status check_name(trowel_writer *w, const char *name, char *key, size_t cap)
+ * unless keep_last; *replaced is the entry the new one replaces (keep_last),
+ * or w->count. */
+static trowel_status check_name(trowel_writer *w, const char *name, char *key, size_t cap,
+                                size_t *replaced)
 {
+    *replaced = w->count;
     if (trowel_path_normalize(name, key, cap) != TROWEL_OK || !key[0])
         return trowel_fail(w->ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
                            "'%s' is not a safe entry name (a relative path without '..')",
                            name);
-    writer_entry *earlier = entry_with_key(w, key);
-    if (!earlier)
-        return TROWEL_OK;
-    if (!w->keep_last)
+    size_t earlier = entry_with_key(w, key);
+    if (earlier < w->count && !w->keep_last)
         return trowel_fail(w->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "'%s' and '%s' would both be stored as '%s': rename one, or keep "
                            "only the last (%s)",
-                           earlier->name, name, key, TROWEL_CREATE_KEEP_LAST);
-    earlier->dropped = true;
-    trowel_warn(w->ctx, TROWEL_NO_OFFSET, "'%s' is stored as '%s' in place of '%s'", name, key,
-                earlier->name);
+                           w->entries[earlier].name, name, key, TROWEL_CREATE_KEEP_LAST);
+    *replaced = earlier;
+    return TROWEL_OK;
+}
+
+/* An entry's props as the members of its manifest entry (*keys NULL when
+ * it has none). */
+static trowel_status entry_keys(trowel_writer *w, const trowel_props *props, json_object **keys)
+{
+    *keys = NULL;
+    if (trowel_props_count(props) == 0)
+        return TROWEL_OK;
+    if (w->fmt->create_reads_manifest_text)
+        return trowel_fail(w->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s takes no entry props: its manifest describes the whole file",
+                           w->fmt->id);
+    if (!(*keys = json_object_new_object()))
+        return trowel_fail(w->ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
+    trowel_json_add_props(*keys, props);
     return TROWEL_OK;
 }
 
@@ -213,19 +232,29 @@ trowel_status trowel_writer_begin_entry(trowel_writer *w, const trowel_writer_en
     if (!e->name)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "an entry needs a name");
     char key[WRITER_NAME_MAX];
-    trowel_status s = check_name(w, e->name, key, sizeof key);
+    json_object *keys = NULL;
+    size_t replaced;
+    trowel_status s = check_name(w, e->name, key, sizeof key, &replaced);
     if (s == TROWEL_OK && !w->spill)
         s = trowel_spill_open(ctx, "the entries written", &w->spill);
     if (s == TROWEL_OK)
         s = grow_entries(w);
+    if (s == TROWEL_OK)
+        s = entry_keys(w, e->props, &keys);
     if (s != TROWEL_OK)
         return s;
-    writer_entry ne = {.name = copy_string(ctx, e->name), .off = trowel_spill_size(w->spill)};
+    writer_entry ne = {.name = copy_string(ctx, e->name), .off = trowel_spill_size(w->spill),
+                       .keys = keys};
     if (ne.name)
         ne.key = copy_string(ctx, key);
     if (!ne.key) {
         free_entry(ctx, &ne);
         return ctx->last_error.status;
+    }
+    if (replaced < w->count) { /* keep_last: only now that the new one is in */
+        w->entries[replaced].dropped = true;
+        trowel_warn(ctx, TROWEL_NO_OFFSET, "'%s' is stored as '%s' in place of '%s'", e->name,
+                    key, w->entries[replaced].name);
     }
     w->entries[w->count++] = ne;
     w->state = WRITER_IN_ENTRY;
@@ -354,13 +383,73 @@ static trowel_status make_sources(trowel_writer *w, trowel_source **out, size_t 
     return TROWEL_OK;
 }
 
+/* The entries' props put into the manifest's entries, position for
+ * position (records added, {"name": ...}, up to the last entry with props;
+ * a manifest made when none was given): the one place formats read an
+ * entry's keys. */
+static trowel_status manifest_with_keys(trowel_writer *w)
+{
+    size_t last = 0, kept = 0;
+    bool any = false;
+    for (size_t i = 0; i < w->count; i++) {
+        if (w->entries[i].dropped)
+            continue;
+        if (w->entries[i].keys)
+            any = true, last = kept;
+        kept++;
+    }
+    if (!any)
+        return TROWEL_OK;
+    json_object *m =
+        w->manifest_json ? json_tokener_parse(w->manifest_json) : json_object_new_object();
+    if (!json_object_is_type(m, json_type_object)) {
+        json_object_put(m);
+        return trowel_fail(w->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "the manifest is not a %s manifest", w->fmt->id);
+    }
+    if (!w->manifest_json) {
+        json_object_object_add(m, "trowel_manifest", json_object_new_int(1));
+        json_object_object_add(m, "format", json_object_new_string(w->fmt->id));
+    }
+    json_object *list;
+    if (!json_object_object_get_ex(m, "entries", &list) ||
+        !json_object_is_type(list, json_type_array)) {
+        list = json_object_new_array();
+        json_object_object_add(m, "entries", list);
+    }
+    for (size_t i = 0, k = 0; i < w->count && k <= last; i++) {
+        const writer_entry *e = &w->entries[i];
+        if (e->dropped)
+            continue;
+        if (json_object_array_length(list) <= k) {
+            json_object *rec = json_object_new_object();
+            json_object_object_add(rec, "name", json_object_new_string(e->name));
+            json_object_array_add(list, rec);
+        }
+        json_object *rec = json_object_array_get_idx(list, k++);
+        if (!e->keys || !json_object_is_type(rec, json_type_object))
+            continue;
+        json_object_object_foreach(e->keys, key, value)
+            json_object_object_add(rec, key, json_object_get(value));
+    }
+    char *text = copy_string(w->ctx, json_object_to_json_string_ext(m, JSON_C_TO_STRING_PLAIN));
+    json_object_put(m);
+    if (!text)
+        return w->ctx->last_error.status;
+    trowel_mem_free(w->ctx, w->manifest_json);
+    w->manifest_json = text;
+    return TROWEL_OK;
+}
+
 /* Runs the format's create with the writer's entries served by name. */
 static trowel_status build(trowel_writer *w)
 {
     trowel_ctx *ctx = w->ctx;
-    trowel_source *sources;
-    size_t n;
-    trowel_status s = make_sources(w, &sources, &n);
+    trowel_source *sources = NULL;
+    size_t n = 0;
+    trowel_status s = manifest_with_keys(w);
+    if (s == TROWEL_OK)
+        s = make_sources(w, &sources, &n);
     if (s == TROWEL_OK && w->spill)
         s = trowel_spill_input(w->spill, &w->spilled);
     if (s != TROWEL_OK) {
