@@ -21,8 +21,8 @@
  * otherwise:
  *  - Pointer arguments must not be NULL. The functions that release
  *    something (trowel_ctx_free, trowel_input_close, trowel_archive_close,
- *    trowel_outdir_close, trowel_sink_discard, trowel_free) accept NULL and
- *    then do nothing.
+ *    trowel_outdir_close, trowel_sink_discard, trowel_writer_abort,
+ *    trowel_free) accept NULL and then do nothing.
  *  - A function that makes an object returns it through its last argument
  *    (`out`): on TROWEL_OK the caller owns it and releases it with the
  *    matching close/free function; on failure *out is set to NULL and there
@@ -42,9 +42,9 @@
  *    (trowel_version, trowel_status_string, trowel_path_normalize,
  *    trowel_crc32, the trowel_format_* and trowel_codec_* look-ups) may be
  *    called from any thread at any time. A context and every object made
- *    with it (input, archive, sink, output folder) must be used by one
- *    thread at a time; different contexts may work on different threads at
- *    once.
+ *    with it (input, archive, sink, output folder, writer) must be used by
+ *    one thread at a time; different contexts may work on different threads
+ *    at once.
  */
 #ifndef TROWEL_TROWEL_H
 #define TROWEL_TROWEL_H
@@ -702,6 +702,87 @@ trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format 
                                            const trowel_create_params *params,
                                            trowel_input *companion_in,
                                            trowel_sink *companion_out, trowel_sink *out);
+
+/* ---------------------------------------------------------------- writer */
+
+/* A new file built from entries handed over one at a time, as libarchive's
+ * archive_write_*: open, then for each entry begin_entry, write (any number
+ * of times) or write_input, end_entry; then finish (or abort). The caller
+ * needs no file: an entry's bytes may come from memory, another archive or
+ * a decoder. trowel_create is this writer fed with its sources.
+ *
+ * What the formats get: each format builds the whole file at once from
+ * every entry (a directory written first needs every size), so the writer
+ * keeps the entries' bytes until finish, in memory the context's limit
+ * counts up to 1 MiB (or a tenth of the limit, if smaller) and past it in
+ * one unnamed temporary file that goes with the writer. During finish a
+ * name the format opens that is an entry's name (with the open hook's base
+ * NULL: a costume.json's pictures, named beside it) is that entry's bytes;
+ * every other file goes to the context's io hooks as usual. */
+typedef struct trowel_writer trowel_writer;
+
+/* A writer of format f (one with TROWEL_CAP_CREATE, else
+ * TROWEL_ERR_UNSUPPORTED) into out, the caller's sink, which the caller
+ * finishes once trowel_writer_finish returned TROWEL_OK, and discards
+ * otherwise (also after trowel_writer_abort). options ("key=value", as for
+ * trowel_create; TROWEL_CREATE_KEEP_LAST included) and manifest_json
+ * (NULL: none; what trowel_archive_manifest made, or for a format with
+ * TROWEL_CAP_STREAMED_MANIFEST its whole description) are copied; the
+ * format checks them when finish builds. */
+trowel_status trowel_writer_open(trowel_ctx *ctx, const trowel_format *f,
+                                 const char *const *options, size_t option_count,
+                                 const char *manifest_json, trowel_sink *out,
+                                 trowel_writer **w);
+
+/* One entry to write. Zero-initialise it: members may be added at the
+ * end. */
+typedef struct trowel_writer_entry {
+    const char *name;  /* the name to store (copied) */
+    uint64_t size;     /* the bytes that will be written, or TROWEL_SIZE_UNKNOWN */
+    /* The entry's format keys, as a manifest entry holds them ("compressed"
+     * of a scenes.image scene, "name_field" of a part file): typically the
+     * extra props of the entry read from an archive of the same format
+     * (trowel_entry.extra), to rebuild it alike. They go into the
+     * manifest's entry at this entry's position (the writer makes the
+     * manifest when none was given), over keys it holds. Read during the
+     * call only. NULL: none. A format that reads its manifest as text
+     * (TROWEL_CAP_STREAMED_MANIFEST) takes none: TROWEL_ERR_USAGE. */
+    const trowel_props *props;
+} trowel_writer_entry;
+
+/* Starts entry e (TROWEL_ERR_USAGE while another is open or after a
+ * failed write). Its name is checked as create checks names: one that
+ * trowel_path_normalize refuses is TROWEL_ERR_UNSAFE_PATH; one already
+ * given (compared after normalising) is TROWEL_ERR_USAGE, unless the
+ * options hold TROWEL_CREATE_KEEP_LAST: then this entry replaces the
+ * earlier one, with a warning. A refused entry leaves the writer as it
+ * was, ready for the next. */
+trowel_status trowel_writer_begin_entry(trowel_writer *w, const trowel_writer_entry *e);
+/* Appends size bytes to the open entry (TROWEL_ERR_USAGE with none open,
+ * or past the size it announced). A failure to keep the bytes (memory,
+ * the temporary file) ends the writer: every later call but abort fails
+ * with it. */
+trowel_status trowel_writer_write(trowel_writer *w, const void *data, size_t size);
+/* Appends the whole of in (read during the call only; it stays the
+ * caller's) to the open entry, as trowel_writer_write. */
+trowel_status trowel_writer_write_input(trowel_writer *w, trowel_input *in);
+/* Ends the open entry (TROWEL_ERR_USAGE with none open, or when fewer
+ * bytes came than its size announced). */
+trowel_status trowel_writer_end_entry(trowel_writer *w);
+/* vpp -O asm=FILE (as trowel_create_with_companion): companion_in holds
+ * the companion's current bytes, companion_out receives the rewritten
+ * ones; both stay the caller's and must outlive the writer. Only before
+ * the first entry (else TROWEL_ERR_USAGE). */
+trowel_status trowel_writer_set_companion(trowel_writer *w, trowel_input *companion_in,
+                                          trowel_sink *companion_out);
+/* Builds the file into out from the entries (and the manifest) and frees
+ * w, whatever the result: the format's checks and errors are
+ * trowel_create's. An entry still open is TROWEL_ERR_USAGE (nothing
+ * built). */
+trowel_status trowel_writer_finish(trowel_writer *w);
+/* Frees w and what it kept, writing nothing more to out (NULL: nothing);
+ * the caller discards out. */
+void trowel_writer_abort(trowel_writer *w);
 
 /* --------------------------------------------------------------- convert */
 

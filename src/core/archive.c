@@ -539,6 +539,11 @@ static void add_props(json_object *obj, const trowel_props *props, size_t skip)
     }
 }
 
+void trowel_json_add_props(json_object *obj, const trowel_props *props)
+{
+    add_props(obj, props, 0);
+}
+
 static json_object *entry_to_json(const trowel_entry *e)
 {
     json_object *o = json_object_new_object();
@@ -733,10 +738,6 @@ trowel_status trowel_create_unique_names(trowel_ctx *ctx, const trowel_create_pa
     return s;
 }
 
-static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
-                                const trowel_create_params *p, trowel_input *companion_in,
-                                trowel_sink *companion_out, trowel_sink *out);
-
 /* TROWEL_CREATE_KEEP_LAST is for every format: it is taken out of the
  * options (into *kept, a copy without it) before the format checks them. */
 static trowel_status take_keep_last(trowel_ctx *ctx, trowel_create_job *job, const char ***kept)
@@ -759,26 +760,11 @@ static trowel_status take_keep_last(trowel_ctx *ctx, trowel_create_job *job, con
     return TROWEL_OK;
 }
 
-trowel_status trowel_create(trowel_ctx *ctx, const trowel_format *f,
-                            const trowel_create_params *p, trowel_sink *out)
-{
-    return create_job(ctx, f, p, NULL, NULL, out);
-}
-
-trowel_status trowel_create_with_companion(trowel_ctx *ctx, const trowel_format *f,
-                                           const trowel_create_params *p,
-                                           trowel_input *companion_in,
-                                           trowel_sink *companion_out, trowel_sink *out)
-{
-    if (!companion_in || !companion_out)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "a companion needs both its input and its output");
-    return create_job(ctx, f, p, companion_in, companion_out, out);
-}
-
-static trowel_status create_job(trowel_ctx *ctx, const trowel_format *f,
-                                const trowel_create_params *p, trowel_input *companion_in,
-                                trowel_sink *companion_out, trowel_sink *out)
+/* The build at the end of every create (trowel_writer_finish, writer.c):
+ * the manifest checked, the sources taken from it when there are none. */
+trowel_status trowel_create_build(trowel_ctx *ctx, const trowel_format *f,
+                                  const trowel_create_params *p, trowel_input *companion_in,
+                                  trowel_sink *companion_out, trowel_sink *out)
 {
     trowel_ctx_clear_error(ctx);
     trowel_set_entry(ctx, NULL);

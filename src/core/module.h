@@ -140,6 +140,18 @@ typedef struct trowel_create_job {
     bool keep_last; /* TROWEL_CREATE_KEEP_LAST was given (and taken out of the options) */
 } trowel_create_job;
 
+/* Runs f's create on p (the manifest checked, its entries made the sources
+ * when p has none, TROWEL_CREATE_KEEP_LAST taken out of the options): the
+ * last step of every create, called by trowel_writer_finish (writer.c)
+ * with the sources the writer was given. */
+trowel_status trowel_create_build(trowel_ctx *ctx, const trowel_format *f,
+                                  const trowel_create_params *p, trowel_input *companion_in,
+                                  trowel_sink *companion_out, trowel_sink *out);
+
+/* Adds props to the JSON object obj as info and entries show them (a key
+ * "group.name" as "name" inside the object "group"). */
+void trowel_json_add_props(struct json_object *obj, const trowel_props *props);
+
 /* For formats whose stored names can coincide (flat names): stored[i] is
  * the name source i of p (a trowel_create_job's params) gets. Two sources
  * under one name are refused, naming both (TROWEL_ERR_USAGE), unless the
