@@ -3,10 +3,10 @@
  * core/stream.h (see codec/zlib.h for the contract).
  *
  * zlib already works on in/out buffers; what this file adds is the mapping
- * of its return codes onto trowel's (a sync flush that is complete is END
- * for an encoder; Z_BUF_ERROR is STALLED, and resting when inflate stands
- * at a block boundary), its allocations through the context's limit, and
- * errors that name the offset.
+ * of its return codes onto trowel's (a sync flush that is complete is DONE
+ * for an encoder; Z_BUF_ERROR is a stall, MAY_STOP when inflate stands at a
+ * block boundary, MUST_FINISH inside the last block), its allocations
+ * through the context's limit, and errors that name the offset.
  */
 #define ZLIB_CONST
 #include "codec/zlib.h"
@@ -150,15 +150,16 @@ static trowel_code inflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flus
         st->at_boundary = (z->data_type & Z_AT_BLOCK_BOUNDARY) != 0;
     switch (r) {
     case Z_STREAM_END:
-        return TROWEL_CODE_END;
+        return TROWEL_CODE_DONE;
     case Z_OK:
-        return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+        return moved ? TROWEL_CODE_MORE : trowel_code_stall(io, TROWEL_CODE_NEED_INPUT);
     case Z_BUF_ERROR:
         /* +64: the last block has begun, so the stream was finished and a
          * stop here (before its end or Adler-32) is truncation. */
-        c->closing = (z->data_type & Z_IN_LAST_BLOCK) != 0;
-        c->resting = st->at_boundary && !c->closing;
-        return TROWEL_CODE_STALLED;
+        if (z->data_type & Z_IN_LAST_BLOCK)
+            return trowel_code_stall(io, TROWEL_CODE_MUST_FINISH);
+        return trowel_code_stall(io, st->at_boundary ? TROWEL_CODE_MAY_STOP
+                                                     : TROWEL_CODE_NEED_INPUT);
     default:
         return z_fail(c, z, r, at + (io->in_pos - in0));
     }
@@ -186,6 +187,13 @@ static trowel_status inflate_init(trowel_coder *c, const trowel_codec_params *p)
 
 /* --------------------------------------------------------------- encoder */
 
+/* An encoder that cannot move wants room when it has any input or output
+ * pending (the room is used up), else input. */
+static trowel_code encoder_stall(const trowel_codec_io *io)
+{
+    return io->out_pos == io->out_cap ? TROWEL_CODE_NEED_OUTPUT : TROWEL_CODE_NEED_INPUT;
+}
+
 static trowel_code deflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flush flush)
 {
     z_stream *z = c->state;
@@ -197,16 +205,16 @@ static trowel_code deflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flus
     bool input_done = io->in_pos == io->in_len;
     switch (r) {
     case Z_STREAM_END:
-        return TROWEL_CODE_END;
+        return TROWEL_CODE_DONE;
     case Z_OK:
         if (flush == TROWEL_FLUSH_SYNC && input_done && io->out_pos < io->out_cap)
-            return TROWEL_CODE_END;
-        return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+            return TROWEL_CODE_DONE;
+        return moved ? TROWEL_CODE_MORE : encoder_stall(io);
     case Z_BUF_ERROR:
         /* No progress possible: after a complete sync flush, nothing is due. */
         if (flush == TROWEL_FLUSH_SYNC && input_done)
-            return TROWEL_CODE_END;
-        return TROWEL_CODE_STALLED;
+            return TROWEL_CODE_DONE;
+        return encoder_stall(io);
     default:
         return z_fail(c, z, r, TROWEL_NO_OFFSET);
     }

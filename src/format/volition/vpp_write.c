@@ -170,9 +170,9 @@ static trowel_status code(writer *w, trowel_coder *c, const uint8_t *in, size_t 
             return s;
         if (flush == TROWEL_FLUSH_NONE && io.in_pos == io.in_len && io.out_pos < io.out_cap)
             return TROWEL_OK;
-        if (flush != TROWEL_FLUSH_NONE && r == TROWEL_CODE_END)
+        if (flush != TROWEL_FLUSH_NONE && r == TROWEL_CODE_DONE)
             return TROWEL_OK;
-        if (r == TROWEL_CODE_STALLED && io.out_pos == 0 && io.in_pos == io.in_len)
+        if (trowel_code_stalled(r) && io.out_pos == 0 && io.in_pos == io.in_len)
             return trowel_fail(w->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
                                "the %s encoder stalled", c->codec->name);
     }
