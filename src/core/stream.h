@@ -223,4 +223,29 @@ unsigned trowel_codec_stream_restarts(const trowel_codec_stream *s);
  * CORRUPT when more bytes would decode or input is left over. */
 trowel_status trowel_codec_stream_finish(trowel_codec_stream *s);
 
+/* ---- an encoder cursor, beside the decoder cursor (core/codec_writer.c) */
+
+typedef struct trowel_codec_writer trowel_codec_writer;
+
+/* Opens an encoder that writes one stream into out as bytes are handed to
+ * it. out NULL: nothing is written, the encoded bytes are only counted (a
+ * sizing pass). Every byte made is in out when a call returns, so the
+ * caller may write its own bytes between calls. */
+trowel_status trowel_codec_writer_open(trowel_ctx *ctx, const trowel_stream_codec *codec,
+                                       const trowel_codec_params *p, trowel_sink *out,
+                                       trowel_codec_writer **w);
+/* Encodes data[0, n); the coder may hold some back until a flush. */
+trowel_status trowel_codec_writer_write(trowel_codec_writer *w, const void *data, size_t n);
+/* A sync flush: everything so far, on a byte boundary; the stream stays open. */
+trowel_status trowel_codec_writer_flush(trowel_codec_writer *w);
+/* Ends the stream (trailer, checksum) and frees w, whatever the outcome;
+ * *total_out (when not NULL) gets the stream's encoded size. */
+trowel_status trowel_codec_writer_finish(trowel_codec_writer *w, uint64_t *total_out);
+/* Frees w without ending the stream (after a failure, or an unfinished
+ * stream by design). NULL is fine. */
+void trowel_codec_writer_abort(trowel_codec_writer *w);
+/* Bytes handed in, and encoded bytes made (written or counted), so far. */
+uint64_t trowel_codec_writer_in(const trowel_codec_writer *w);
+uint64_t trowel_codec_writer_out(const trowel_codec_writer *w);
+
 #endif
