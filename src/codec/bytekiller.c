@@ -27,8 +27,12 @@
  *
  * Decoder. The whole stream is in memory (the data words must be read from
  * the end), the output is a buffer of the declared size. Bits are taken from
- * a 64-bit register topped up a word at a time, so each command costs a few
- * shifts, not one call per bit; fields are bit-reversed through a table.
+ * a 64-bit register (plain locals, so it stays in machine registers) topped
+ * up a word at a time, so each command costs a few shifts, not one call per
+ * bit; a command's head is decoded by the shape of its first three bits
+ * (one table row, no branch per kind); fields are bit-reversed through a
+ * table. Every length and offset is checked once against the output, and
+ * the bytes of a run or copy are then moved in bulk.
  *
  * Encoder: bytekiller_encode.c; what both halves share:
  * bytekiller_int.h.
@@ -151,10 +155,70 @@ static inline bool bk_take(bk_bits *b, unsigned w, unsigned *v)
     return true;
 }
 
-/* Absolute offset of the word being consumed, for messages. */
-static uint64_t bk_where(const bk_bits *b, uint64_t base)
+/* The command heads by their first three bits (bit 0 is read first): the
+ * bits the head takes, and where its length and offset fields lie in the
+ * register bit-reversed (a field of w bits at bit a of the register is
+ * (reversed >> (64 - a - w)) & (2^w - 1), its first bit the most
+ * significant; mask 0: no such field), with the length's base. Decoding by
+ * table takes the branches on the command's kind, which the data decides
+ * and no predictor guesses, out of the fast path; one (literal or copy)
+ * is left. */
+typedef struct bk_head_shape {
+    uint8_t used, len_base, len_shift, off_shift;
+    uint16_t len_mask, off_mask;
+    bool literal;
+} bk_head_shape;
+
+static const bk_head_shape head_shapes[8] = {
+    [0] = {5, 1, 59, 0, 0x7, 0, true},        /* 0 0 nnn: nnn+1 literals */
+    [4] = {5, 1, 59, 0, 0x7, 0, true},        /* (the third bit is nnn's) */
+    [2] = {10, 2, 0, 54, 0, 0xff, false},     /* 0 1 o*8: copy 2 */
+    [6] = {10, 2, 0, 54, 0, 0xff, false},     /* (the third bit is o's) */
+    [1] = {12, 3, 0, 52, 0, 0x1ff, false},    /* 1 0 0 o*9: copy 3 */
+    [5] = {13, 4, 0, 51, 0, 0x3ff, false},    /* 1 0 1 o*10: copy 4 */
+    [3] = {23, 1, 53, 41, 0xff, 0xfff, false}, /* 1 1 0 l*8 o*12: copy l+1 */
+    [7] = {11, 9, 53, 0, 0xff, 0, true},      /* 1 1 1 n*8: n+9 literals */
+};
+
+/* A command head: a literal run of len bytes, or a copy of len bytes
+ * from off above. ok false: the input ran out inside it. */
+typedef struct bk_head {
+    unsigned len, off;
+    bool literal, ok;
+} bk_head;
+
+/* The head read field by field, each field checked: for the last few
+ * bits of the input, where the whole-register fast path cannot run. Out
+ * of line and by value, so that the decoder's bit register, which it
+ * never hands out, stays in machine registers. */
+static __attribute__((noinline, cold)) bk_head bk_slow_head(bk_bits *b)
 {
-    return base + 4 * (uint64_t)b->next;
+    bk_head h = {0, 0, false, false};
+    unsigned a1 = 0, c = 0;
+    if (!bk_take(b, 1, &a1))
+        return h;
+    if (a1 == 0) {
+        if (!bk_take(b, 1, &c))
+            return h;
+        h.literal = c == 0;
+        h.ok = h.literal ? bk_take(b, 3, &h.len) : bk_take(b, 8, &h.off);
+        h.len = h.literal ? h.len + 1 : 2;
+        return h;
+    }
+    if (!bk_take(b, 2, &c))
+        return h;
+    h.literal = c == 3;
+    if (h.literal) {
+        h.ok = bk_take(b, 8, &h.len);
+        h.len += 9;
+    } else if (c < 2) {
+        h.len = c + 3;
+        h.ok = bk_take(b, c + 9, &h.off);
+    } else {
+        h.ok = bk_take(b, 8, &h.len) && bk_take(b, 12, &h.off);
+        h.len += 1;
+    }
+    return h;
 }
 
 static trowel_status bk_exhausted(trowel_ctx *ctx, uint64_t base, size_t done, size_t total)
@@ -273,18 +337,32 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                            "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
                            (unsigned long)stored, (unsigned long)sum);
 
-    bk_bits b = {src, data_words - 1, 0, 0};
+    /* The bit register: loaded bits, the next one at bit 0; words
+     * [0, next) are not loaded yet. Plain locals (see bk_slow_head). */
+    size_t next = data_words - 1;
+    uint64_t bits = 0;
+    unsigned count = 0;
     uint32_t first = be32(src + 4 * (data_words - 1));
     if (first != 0) {
         unsigned top = 31u - (unsigned)__builtin_clz(first);
-        b.bits = first & ((1u << top) - 1u);
-        b.count = top;
+        bits = first & ((1u << top) - 1u);
+        count = top;
     }
-    const unsigned first_bits = b.count;
+    const unsigned first_bits = count;
     const uint64_t all_bits = first_bits + 32 * (uint64_t)(data_words - 1);
     if (in_place)
         *in_place = true;
-#define BK_USED() (all_bits - (uint64_t)b.next * 32 - b.count)
+/* Tops the register up by a word when a whole one fits. */
+#define BK_REFILL()                                                                                \
+    do {                                                                                           \
+        while (count <= 32 && next > 0) {                                                          \
+            next--;                                                                                \
+            bits |= (uint64_t)be32(src + 4 * next) << count;                                       \
+            count += 32;                                                                           \
+        }                                                                                          \
+    } while (0)
+#define BK_WHERE() (base + 4 * (uint64_t)next)
+#define BK_USED() (all_bits - (uint64_t)next * 32 - count)
 #define BK_CHECK_IN_PLACE(lowest)                                                                  \
     do {                                                                                           \
         if (in_place && (lowest) < 4 * (data_words - words_loaded(BK_USED(), first_bits)))        \
@@ -301,103 +379,60 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
         }
         bool literal;
-        if (b.count < 32)
-            bk_refill(&b);
-        if (TROWEL_LIKELY(b.count >= 23)) {
+        BK_REFILL();
+        if (TROWEL_LIKELY(count >= 23)) {
             /* Fast path: the longest command head (23 bits) is loaded, so
-             * it is decoded straight from the register. */
-            uint64_t x = b.bits;
-            unsigned used;
-            if (!(x & 1)) {
-                literal = !(x & 2);
-                if (literal) {
-                    len = rev_bits16((unsigned)(x >> 2) & 7, 3) + 1;
-                    used = 5;
-                } else {
-                    len = 2;
-                    off = rev8[(x >> 2) & 0xff];
-                    used = 10;
-                }
-            } else {
-                unsigned c = (unsigned)((x >> 1) & 1) << 1 | (unsigned)((x >> 2) & 1);
-                literal = c == 3;
-                if (literal) {
-                    len = rev8[(x >> 3) & 0xff] + 9u;
-                    used = 11;
-                } else if (c < 2) {
-                    len = c + 3;
-                    off = rev_bits16((unsigned)(x >> 3) & ((1u << (c + 9)) - 1), c + 9);
-                    used = 3 + c + 9;
-                } else {
-                    len = rev8[(x >> 3) & 0xff] + 1u;
-                    off = rev_bits16((unsigned)(x >> 11) & 0xfff, 12);
-                    used = 23;
-                }
-            }
-            b.bits >>= used;
-            b.count -= used;
+             * it is decoded straight from the register, by its shape. */
+            const bk_head_shape *h = &head_shapes[bits & 7];
+            uint64_t reversed = bit_reverse64(bits);
+            len = h->len_base + (unsigned)((reversed >> h->len_shift) & h->len_mask);
+            off = (unsigned)((reversed >> h->off_shift) & h->off_mask);
+            literal = h->literal;
+            bits >>= h->used;
+            count -= h->used;
         } else {
             /* Near the end of the input: field by field, each checked. */
-            unsigned a1 = 0, c = 0;
-            if (!bk_take(&b, 1, &a1))
+            bk_bits t = {src, next, bits, count};
+            bk_head h = bk_slow_head(&t);
+            next = t.next;
+            bits = t.bits;
+            count = t.count;
+            if (!h.ok)
                 return bk_exhausted(ctx, base, dst_len - pos, dst_len);
-            if (a1 == 0) {
-                if (!bk_take(&b, 1, &c))
-                    return bk_exhausted(ctx, base, dst_len - pos, dst_len);
-                literal = c == 0;
-                bool ok = literal ? bk_take(&b, 3, &len) : bk_take(&b, 8, &off);
-                if (!ok)
-                    return bk_exhausted(ctx, base, dst_len - pos, dst_len);
-                len = literal ? len + 1 : 2;
-            } else {
-                if (!bk_take(&b, 2, &c))
-                    return bk_exhausted(ctx, base, dst_len - pos, dst_len);
-                literal = c == 3;
-                bool ok;
-                if (literal) {
-                    ok = bk_take(&b, 8, &len);
-                    len += 9;
-                } else if (c < 2) {
-                    len = c + 3;
-                    ok = bk_take(&b, c + 9, &off);
-                } else {
-                    ok = bk_take(&b, 8, &len) && bk_take(&b, 12, &off);
-                    len += 1;
-                }
-                if (!ok)
-                    return bk_exhausted(ctx, base, dst_len - pos, dst_len);
-            }
+            len = h.len;
+            off = h.off;
+            literal = h.literal;
         }
         if (len > pos)
-            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, bk_where(&b, base),
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, BK_WHERE(),
                                "a %s of %u bytes runs past the start of the output (%zu bytes "
                                "left to write)",
                                literal ? "literal run" : "copy", len, pos);
         if (literal) {
             while (len > 0) {
-                if (b.count < 8) {
-                    bk_refill(&b);
-                    if (b.count < 8)
+                if (count < 8) {
+                    BK_REFILL();
+                    if (count < 8)
                         return bk_exhausted(ctx, base, dst_len - pos, dst_len);
                 }
                 /* As many whole bytes as the register holds, unchecked. */
-                unsigned take = b.count / 8 < len ? b.count / 8 : len;
+                unsigned take = count / 8 < len ? count / 8 : len;
                 len -= take;
                 if (dst && !in_place && take >= 4 && pos >= 8) {
                     /* Four or more at once: the register reversed holds
                      * them in output order, top byte first. The bytes
                      * below the run land in output not decoded yet (it
                      * is written over later), never below dst. */
-                    store_le64(dst + pos - 8, bit_reverse64(b.bits));
-                    b.bits = take == 8 ? 0 : b.bits >> 8 * take;
-                    b.count -= 8 * take;
+                    store_le64(dst + pos - 8, bit_reverse64(bits));
+                    bits = take == 8 ? 0 : bits >> 8 * take;
+                    count -= 8 * take;
                     pos -= take;
                     continue;
                 }
                 while (take--) {
-                    uint8_t v = rev8[b.bits & 0xff];
-                    b.bits >>= 8;
-                    b.count -= 8;
+                    uint8_t v = rev8[bits & 0xff];
+                    bits >>= 8;
+                    count -= 8;
                     --pos;
                     BK_CHECK_IN_PLACE(pos);
                     if (dst)
@@ -407,10 +442,10 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             continue;
         }
         if (off == 0)
-            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, bk_where(&b, base),
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, BK_WHERE(),
                                "copy with offset 0 would read the byte being written");
         if (off > dst_len - pos)
-            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, bk_where(&b, base),
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, BK_WHERE(),
                                "copy from %u bytes back reaches past the end of the output "
                                "(only %zu bytes decoded)",
                                off, dst_len - pos);
@@ -443,13 +478,15 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                 dst[i] = dst[i + off];
         }
     }
-    uint64_t left = (uint64_t)b.next * 32 + b.count;
+    uint64_t left = (uint64_t)next * 32 + count;
     if (left >= 32)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base,
                            "%llu whole data words were never read: the stream is longer than "
                            "its commands",
                            (unsigned long long)(left / 32));
     return TROWEL_OK;
+#undef BK_REFILL
+#undef BK_WHERE
 #undef BK_USED
 #undef BK_CHECK_IN_PLACE
 }

@@ -111,13 +111,14 @@ static trowel_code lz4d_run(trowel_coder *c, trowel_codec_io *io, trowel_flush f
     io->in_pos += src_size;
     io->out_pos += dst_size;
     if (hint == 0)
-        return TROWEL_CODE_END;
+        return TROWEL_CODE_DONE;
+    if (src_size || dst_size)
+        return TROWEL_CODE_MORE;
     /* Waiting for exactly a block header (4 bytes): between blocks, where
      * a flush (LZ4F_flush) leaves the frame. The frame is still not
      * finished there (unfinished_ok stays false); a VPP's solid stream is
      * checked against its entries' sizes with it. */
-    c->resting = hint == 4;
-    return src_size || dst_size ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+    return trowel_code_stall(io, hint == 4 ? TROWEL_CODE_MAY_STOP : TROWEL_CODE_NEED_INPUT);
 }
 
 static void lz4d_end(trowel_coder *c)
@@ -214,14 +215,14 @@ static trowel_code lz4e_run(trowel_coder *c, trowel_codec_io *io, trowel_flush f
     bool moved = false;
     for (;;) {
         if (!drain(e, io, &moved))
-            return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+            return moved ? TROWEL_CODE_MORE : TROWEL_CODE_NEED_OUTPUT;
         size_t res = 0;
         if (!stage_next(e, io, flush, &res)) {
             bool done = (flush == TROWEL_FLUSH_FINISH && e->finished) ||
                         (flush == TROWEL_FLUSH_SYNC && e->flushed);
             if (done)
-                return TROWEL_CODE_END;
-            return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+                return TROWEL_CODE_DONE;
+            return moved ? TROWEL_CODE_MORE : TROWEL_CODE_NEED_INPUT;
         }
         if (LZ4F_isError(res))
             return lz4e_error(c, res);

@@ -3,17 +3,16 @@
  * core/stream.h (see codec/zlib.h for the contract).
  *
  * zlib already works on in/out buffers; what this file adds is the mapping
- * of its return codes onto trowel's (a sync flush that is complete is END
- * for an encoder; Z_BUF_ERROR is STALLED, and resting when inflate stands
- * at a block boundary), its allocations through the context's limit, and
- * errors that name the offset.
+ * of its return codes onto trowel's (a sync flush that is complete is DONE
+ * for an encoder; Z_BUF_ERROR is a stall, MAY_STOP when inflate stands at a
+ * block boundary, MUST_FINISH inside the last block), its allocations
+ * through the context's limit, and errors that name the offset.
  */
 #define ZLIB_CONST
 #include "codec/zlib.h"
 #include "core/module.h"
 
 #include <limits.h>
-#include <string.h>
 #include <zlib.h>
 
 #define WINDOW_BITS 15
@@ -69,7 +68,9 @@ static bool z_detach(const z_stream *z, uInt avail_in, uInt avail_out, trowel_co
     return used_in || used_out;
 }
 
-/* Turns a zlib failure into a trowel error at absolute offset. */
+/* Turns a zlib failure into a trowel error at absolute offset. Data
+ * errors are told apart by the decoder (inflate_fail), which knows where
+ * the stream stands; zlib's message is only passed on to the reader. */
 static trowel_code z_fail(trowel_coder *c, const z_stream *z, int r, uint64_t offset)
 {
     trowel_ctx *ctx = c->ctx;
@@ -84,17 +85,8 @@ static trowel_code z_fail(trowel_coder *c, const z_stream *z, int r, uint64_t of
                     "the zlib stream needs a preset dictionary (not supported)");
         break;
     case Z_DATA_ERROR:
-        if (z->msg && strcmp(z->msg, "incorrect data check") == 0)
-            /* zlib has read all four bytes of it */
-            trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset - 4,
-                        "the zlib stream's Adler-32 does not match");
-        else if (z->msg && (strstr(z->msg, "header") || strstr(z->msg, "compression method") ||
-                            strstr(z->msg, "window size")))
-            trowel_fail(ctx, TROWEL_ERR_CORRUPT, c->in_offset, "the deflate stream is corrupt: %s",
-                        z->msg);
-        else
-            trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset, "the deflate stream is corrupt: %s",
-                        z->msg ? z->msg : "bad data");
+        trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset, "the deflate stream is corrupt: %s",
+                    z->msg ? z->msg : "bad data");
         break;
     default:
         trowel_fail(ctx, TROWEL_ERR_CORRUPT, offset, "zlib failed (%d)", r);
@@ -123,8 +115,34 @@ static void z_end_deflate(trowel_coder *c)
 
 typedef struct inflater {
     z_stream z; /* first: c->state points at both */
+    bool raw;   /* no header, no Adler-32 */
     bool at_boundary;
+    /* inflate stopped once right after the last block's end (+64 and +128
+     * together): all that can follow in a zlib stream is the Adler-32. */
+    bool last_block_ended;
 } inflater;
+
+/* Where a Z_DATA_ERROR arose, from what zlib documents (the stream's
+ * position and data_type), never from its message text. `offset` is the
+ * absolute input offset just past what inflate read. */
+static trowel_code inflate_fail(trowel_coder *c, const inflater *st, uint64_t offset)
+{
+    const z_stream *z = &st->z;
+    if (!st->raw && st->last_block_ended)
+        /* The only check after the last block: zlib has read all four
+         * bytes of the Adler-32 when it compares them. */
+        trowel_fail(c->ctx, TROWEL_ERR_CORRUPT, offset - 4,
+                    "the zlib stream's Adler-32 does not match");
+    else if (!st->raw && z->total_in <= 2 && z->total_out == 0)
+        /* Deflate data starts at the third byte: the 2-byte header (method,
+         * window size, check bits) was refused. */
+        trowel_fail(c->ctx, TROWEL_ERR_CORRUPT, c->in_offset,
+                    "the deflate stream is corrupt: %s", z->msg ? z->msg : "bad zlib header");
+    else
+        trowel_fail(c->ctx, TROWEL_ERR_CORRUPT, offset, "the deflate stream is corrupt: %s",
+                    z->msg ? z->msg : "bad deflate data");
+    return TROWEL_CODE_ERROR;
+}
 
 static void z_end_inflate(trowel_coder *c)
 {
@@ -148,17 +166,23 @@ static trowel_code inflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flus
     bool moved = z_detach(z, avail_in, avail_out, io);
     if (moved)
         st->at_boundary = (z->data_type & Z_AT_BLOCK_BOUNDARY) != 0;
+    if ((z->data_type & (Z_AT_BLOCK_BOUNDARY | Z_IN_LAST_BLOCK)) ==
+        (Z_AT_BLOCK_BOUNDARY | Z_IN_LAST_BLOCK))
+        st->last_block_ended = true;
     switch (r) {
     case Z_STREAM_END:
-        return TROWEL_CODE_END;
+        return TROWEL_CODE_DONE;
     case Z_OK:
-        return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+        return moved ? TROWEL_CODE_MORE : trowel_code_stall(io, TROWEL_CODE_NEED_INPUT);
     case Z_BUF_ERROR:
         /* +64: the last block has begun, so the stream was finished and a
          * stop here (before its end or Adler-32) is truncation. */
-        c->closing = (z->data_type & Z_IN_LAST_BLOCK) != 0;
-        c->resting = st->at_boundary && !c->closing;
-        return TROWEL_CODE_STALLED;
+        if (z->data_type & Z_IN_LAST_BLOCK)
+            return trowel_code_stall(io, TROWEL_CODE_MUST_FINISH);
+        return trowel_code_stall(io, st->at_boundary ? TROWEL_CODE_MAY_STOP
+                                                     : TROWEL_CODE_NEED_INPUT);
+    case Z_DATA_ERROR:
+        return inflate_fail(c, st, at + (io->in_pos - in0));
     default:
         return z_fail(c, z, r, at + (io->in_pos - in0));
     }
@@ -171,8 +195,8 @@ static trowel_status inflate_init(trowel_coder *c, const trowel_codec_params *p)
         return c->ctx->last_error.status;
     z_stream *z = &st->z;
     init_stream(c->ctx, z);
-    int bits = (p->flags & TROWEL_CODEC_RAW) ? -WINDOW_BITS : WINDOW_BITS;
-    int r = inflateInit2(z, bits);
+    st->raw = (p->flags & TROWEL_CODEC_RAW) != 0;
+    int r = inflateInit2(z, st->raw ? -WINDOW_BITS : WINDOW_BITS);
     if (r != Z_OK) {
         z_fail(c, z, r, c->in_offset);
         trowel_mem_free(c->ctx, st);
@@ -186,6 +210,13 @@ static trowel_status inflate_init(trowel_coder *c, const trowel_codec_params *p)
 
 /* --------------------------------------------------------------- encoder */
 
+/* An encoder that cannot move wants room when it has any input or output
+ * pending (the room is used up), else input. */
+static trowel_code encoder_stall(const trowel_codec_io *io)
+{
+    return io->out_pos == io->out_cap ? TROWEL_CODE_NEED_OUTPUT : TROWEL_CODE_NEED_INPUT;
+}
+
 static trowel_code deflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flush flush)
 {
     z_stream *z = c->state;
@@ -197,16 +228,16 @@ static trowel_code deflate_run(trowel_coder *c, trowel_codec_io *io, trowel_flus
     bool input_done = io->in_pos == io->in_len;
     switch (r) {
     case Z_STREAM_END:
-        return TROWEL_CODE_END;
+        return TROWEL_CODE_DONE;
     case Z_OK:
         if (flush == TROWEL_FLUSH_SYNC && input_done && io->out_pos < io->out_cap)
-            return TROWEL_CODE_END;
-        return moved ? TROWEL_CODE_PROGRESS : TROWEL_CODE_STALLED;
+            return TROWEL_CODE_DONE;
+        return moved ? TROWEL_CODE_MORE : encoder_stall(io);
     case Z_BUF_ERROR:
         /* No progress possible: after a complete sync flush, nothing is due. */
         if (flush == TROWEL_FLUSH_SYNC && input_done)
-            return TROWEL_CODE_END;
-        return TROWEL_CODE_STALLED;
+            return TROWEL_CODE_DONE;
+        return encoder_stall(io);
     default:
         return z_fail(c, z, r, TROWEL_NO_OFFSET);
     }

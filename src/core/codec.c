@@ -64,13 +64,9 @@ trowel_status trowel_coder_init_encoder(trowel_coder *c, trowel_ctx *ctx,
 trowel_code trowel_coder_run(trowel_coder *c, trowel_codec_io *io, trowel_flush flush)
 {
     size_t in0 = io->in_pos, out0 = io->out_pos;
-    c->resting = false;
-    c->closing = false;
     trowel_code r = c->run(c, io, flush);
     c->total_in += io->in_pos - in0;
     c->total_out += io->out_pos - out0;
-    if (r == TROWEL_CODE_END)
-        c->ended = true;
     return r;
 }
 
@@ -132,36 +128,41 @@ typedef struct decode_job {
     trowel_reader *r;
     trowel_codec_io io;
     bool eof;
+    trowel_code last; /* what the coder said last (DONE stays: nothing runs
+                       * the coder after it) */
 } decode_job;
 
+#define DECODE_JOB(c, r) ((decode_job){(c), (r), {0}, false, TROWEL_CODE_MORE})
+
 /* Decodes into buf[0, room) until it is full, the stream ends or the input
- * runs out; *made bytes. Returns the last code (STALLED with j->eof when the
- * input ran out first). */
+ * runs out; *made bytes. Returns the last code, also kept in j->last (a
+ * stall for input with j->eof when the input ran out first). */
 static trowel_code decode_some(decode_job *j, uint8_t *buf, size_t room, size_t *made)
 {
     j->io.out = buf;
     j->io.out_cap = room;
     j->io.out_pos = 0;
-    trowel_code r = TROWEL_CODE_PROGRESS;
+    trowel_code r = TROWEL_CODE_MORE;
     while (j->io.out_pos < room) {
         if (feed(j->r, &j->io, &j->eof) != TROWEL_OK) {
             r = TROWEL_CODE_ERROR;
             break;
         }
         r = trowel_coder_run(j->c, &j->io, TROWEL_FLUSH_NONE);
-        if (r == TROWEL_CODE_ERROR || r == TROWEL_CODE_END)
+        if (r == TROWEL_CODE_ERROR || r == TROWEL_CODE_DONE)
             break;
-        if (r == TROWEL_CODE_STALLED && j->io.in_pos < j->io.in_len) {
+        if (trowel_code_stalled(r) && j->io.in_pos < j->io.in_len) {
             /* Input and room both present: a coder that cannot move is broken. */
             trowel_fail(j->c->ctx, TROWEL_ERR_CORRUPT, trowel_coder_offset(j->c),
                         "the %s decoder cannot make progress", j->c->codec->name);
             r = TROWEL_CODE_ERROR;
             break;
         }
-        if (r == TROWEL_CODE_STALLED && j->eof)
+        if (trowel_code_stalled(r) && j->eof)
             break;
     }
     *made = j->io.out_pos;
+    j->last = r;
     return r;
 }
 
@@ -171,16 +172,23 @@ static uint64_t end_offset(const decode_job *j)
     return trowel_reader_abs(j->r) - (j->io.in_len - j->io.in_pos);
 }
 
+static trowel_status fail_unended(decode_job *j)
+{
+    return trowel_fail(j->c->ctx, TROWEL_ERR_TRUNCATED, end_offset(j),
+                       "the %s stream ends without its end mark after %llu bytes",
+                       j->c->codec->name, (unsigned long long)j->c->total_out);
+}
+
 /* After the expected bytes: the stream must end (or, unfinished, stop)
  * here. A probe of one byte finds a bomb without writing its excess. */
-static trowel_status expect_end(decode_job *j, trowel_code last, uint64_t expected)
+static trowel_status expect_end(decode_job *j, uint64_t expected)
 {
     trowel_ctx *ctx = j->c->ctx;
     const trowel_stream_codec *codec = j->c->codec;
     uint8_t probe;
     size_t made = 0;
-    trowel_code r = last;
-    if (r != TROWEL_CODE_END)
+    trowel_code r = j->last;
+    if (r != TROWEL_CODE_DONE)
         r = decode_some(j, &probe, 1, &made);
     if (r == TROWEL_CODE_ERROR)
         return ctx->last_error.status;
@@ -188,18 +196,23 @@ static trowel_status expect_end(decode_job *j, trowel_code last, uint64_t expect
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_coder_offset(j->c),
                            "the %s stream decodes to more than the %llu bytes expected",
                            codec->name, (unsigned long long)expected);
-    if (r == TROWEL_CODE_STALLED && (!codec->unfinished_ok || j->c->closing))
-        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, end_offset(j),
-                           "the %s stream ends without its end mark after %llu bytes", codec->name,
-                           (unsigned long long)j->c->total_out);
-    return TROWEL_OK;
+    switch (r) {
+    case TROWEL_CODE_MUST_FINISH:
+        return fail_unended(j);
+    case TROWEL_CODE_NEED_INPUT:
+    case TROWEL_CODE_MAY_STOP:
+    case TROWEL_CODE_NEED_OUTPUT:
+        return codec->unfinished_ok ? TROWEL_OK : fail_unended(j);
+    default:
+        return TROWEL_OK;
+    }
 }
 
 /* Nothing may follow the end of a stream in its window. */
 static trowel_status no_trailing_input(decode_job *j)
 {
     uint64_t left = (j->io.in_len - j->io.in_pos) + trowel_reader_remaining(j->r);
-    if (left == 0 || !j->c->ended)
+    if (left == 0 || j->last != TROWEL_CODE_DONE)
         return TROWEL_OK;
     return trowel_fail(j->c->ctx, TROWEL_ERR_CORRUPT, end_offset(j),
                        "%llu bytes follow the end of the %s stream", (unsigned long long)left,
@@ -217,7 +230,7 @@ static trowel_status stopped_short(decode_job *j, uint64_t expected)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, end_offset(j),
                            "the %s stream ends after %llu of the %llu bytes expected", codec->name,
                            (unsigned long long)total, (unsigned long long)expected);
-    if (codec->unfinished_ok && j->c->resting) {
+    if (codec->unfinished_ok && j->last == TROWEL_CODE_MAY_STOP) {
         trowel_warn(ctx, end_offset(j),
                     "the %s stream stops at a flush point without its end (%llu bytes)",
                     codec->name, (unsigned long long)total);
@@ -237,7 +250,7 @@ static trowel_status decode_loop(decode_job *j, uint64_t expected, uint8_t *buf,
         uint64_t due = expected == TROWEL_SIZE_UNKNOWN ? UINT64_MAX : expected - j->c->total_out;
         size_t room = due < chunk ? (size_t)due : chunk;
         size_t made = 0;
-        trowel_code r = room ? decode_some(j, buf, room, &made) : TROWEL_CODE_PROGRESS;
+        trowel_code r = room ? decode_some(j, buf, room, &made) : j->last;
         if (r == TROWEL_CODE_ERROR)
             return ctx->last_error.status;
         if (made) {
@@ -247,17 +260,22 @@ static trowel_status decode_loop(decode_job *j, uint64_t expected, uint8_t *buf,
             trowel_progress(ctx, in_size - trowel_reader_remaining(j->r), in_size);
         }
         if (expected != TROWEL_SIZE_UNKNOWN && j->c->total_out == expected)
-            return expect_end(j, r, expected);
-        if (r == TROWEL_CODE_END) {
+            return expect_end(j, expected);
+        switch (r) {
+        case TROWEL_CODE_DONE:
             if (expected != TROWEL_SIZE_UNKNOWN)
                 return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, end_offset(j),
                                    "the %s stream ends after %llu of the %llu bytes expected",
                                    j->c->codec->name, (unsigned long long)j->c->total_out,
                                    (unsigned long long)expected);
             return TROWEL_OK;
+        case TROWEL_CODE_MORE:
+            break;
+        default: /* a stall: only for input once the input ran out */
+            if (j->eof)
+                return stopped_short(j, expected);
+            break;
         }
-        if (r == TROWEL_CODE_STALLED && j->eof)
-            return stopped_short(j, expected);
     }
 }
 
@@ -281,7 +299,7 @@ trowel_status trowel_codec_decode_reader(trowel_ctx *ctx, const trowel_stream_co
     trowel_coder c;
     trowel_status s = trowel_coder_init_decoder(&c, ctx, codec, p, trowel_reader_abs(r));
     if (s == TROWEL_OK) {
-        decode_job j = {&c, r, {0}, false};
+        decode_job j = DECODE_JOB(&c, r);
         s = decode_loop(&j, expected_size, buf, chunk, out);
         if (s == TROWEL_OK)
             s = no_trailing_input(&j);
@@ -312,9 +330,9 @@ static trowel_status encode_loop(trowel_coder *c, trowel_reader *r, uint8_t *buf
         if (io.out_pos && (s = trowel_sink_write(out, buf, io.out_pos)) != TROWEL_OK)
             return s;
         trowel_progress(ctx, in_size - trowel_reader_remaining(r), in_size);
-        if (code == TROWEL_CODE_END && eof)
+        if (code == TROWEL_CODE_DONE && eof)
             return TROWEL_OK;
-        if (code == TROWEL_CODE_STALLED && eof && io.out_pos == 0)
+        if (trowel_code_stalled(code) && eof && io.out_pos == 0)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                "the %s encoder cannot finish its stream", c->codec->name);
     }
@@ -348,8 +366,7 @@ struct trowel_codec_stream {
     trowel_reader origin; /* the window as opened, for restarts */
     trowel_reader r;
     trowel_coder c;
-    decode_job job;
-    trowel_code last;     /* the last code the coder gave */
+    decode_job job;       /* job.last: the last code the coder gave */
     uint8_t *buf;
     unsigned restarts;
 };
@@ -357,10 +374,9 @@ struct trowel_codec_stream {
 static trowel_status cursor_start(trowel_codec_stream *s)
 {
     s->r = s->origin;
-    s->last = TROWEL_CODE_PROGRESS;
     trowel_status st = trowel_coder_init_decoder(&s->c, s->ctx, s->codec, &s->params,
                                                  trowel_reader_abs(&s->r));
-    s->job = (decode_job){&s->c, &s->r, {0}, false};
+    s->job = DECODE_JOB(&s->c, &s->r);
     return st;
 }
 
@@ -425,15 +441,15 @@ trowel_status trowel_codec_stream_read(trowel_codec_stream *s, uint64_t n, trowe
 static trowel_status stream_read(trowel_codec_stream *s, uint64_t n, trowel_sink *out)
 {
     while (n > 0) {
-        if (s->c.ended)
+        if (s->job.last == TROWEL_CODE_DONE)
             return trowel_fail(s->ctx, TROWEL_ERR_TRUNCATED, end_offset(&s->job),
                                "the %s stream ends at decoded byte %llu, %llu more were wanted",
                                s->codec->name, (unsigned long long)s->c.total_out,
                                (unsigned long long)n);
         size_t room = n < CHUNK ? (size_t)n : CHUNK;
         size_t made = 0;
-        s->last = decode_some(&s->job, s->buf, room, &made);
-        if (s->last == TROWEL_CODE_ERROR)
+        trowel_code r = decode_some(&s->job, s->buf, room, &made);
+        if (r == TROWEL_CODE_ERROR)
             return s->ctx->last_error.status;
         if (made && out) {
             trowel_status st = trowel_sink_write(out, s->buf, made);
@@ -441,7 +457,7 @@ static trowel_status stream_read(trowel_codec_stream *s, uint64_t n, trowel_sink
                 return st;
         }
         n -= made;
-        if (n > 0 && s->last == TROWEL_CODE_STALLED && s->job.eof)
+        if (n > 0 && trowel_code_stalled(r) && s->job.eof)
             return trowel_fail(s->ctx, TROWEL_ERR_TRUNCATED, end_offset(&s->job),
                                "the %s stream stops at decoded byte %llu, %llu more were wanted",
                                s->codec->name, (unsigned long long)s->c.total_out,
@@ -464,11 +480,11 @@ trowel_status trowel_codec_stream_seek(trowel_codec_stream *s, uint64_t pos)
 
 trowel_status trowel_codec_stream_finish(trowel_codec_stream *s)
 {
-    trowel_status st = expect_end(&s->job, s->c.ended ? TROWEL_CODE_END : s->last,
-                                  s->c.total_out);
+    trowel_status st = expect_end(&s->job, s->c.total_out);
     /* Without an expected size to decide, an unfinished stream must stop
      * where its encoder flushed. */
-    if (st == TROWEL_OK && !s->c.ended && !s->c.resting)
+    bool at_rest = s->job.last == TROWEL_CODE_DONE || s->job.last == TROWEL_CODE_MAY_STOP;
+    if (st == TROWEL_OK && !at_rest)
         st = trowel_fail(s->ctx, TROWEL_ERR_TRUNCATED, end_offset(&s->job),
                          "the %s stream stops in the middle of a block after %llu bytes",
                          s->codec->name, (unsigned long long)s->c.total_out);

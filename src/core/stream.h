@@ -14,25 +14,34 @@
  *
  * Each run consumes from io.in[io.in_pos, io.in_len) and writes into
  * io.out[io.out_pos, io.out_cap), moving both positions; it never touches
- * bytes outside those ranges, whatever the input. It returns:
- *   TROWEL_CODE_PROGRESS  bytes moved; call again (with more input or more
- *                         room when a side is used up);
- *   TROWEL_CODE_STALLED   nothing could move: the coder needs more input or
- *                         more output room (never both present and stalled);
- *   TROWEL_CODE_END       decoders: the stream's end was read and its checks
- *                         (Adler-32, content checksum) passed; encoders: the
- *                         flush or finish asked for is complete and all its
- *                         bytes are in io.out;
- *   TROWEL_CODE_ERROR     failed; the context's last error says why and at
- *                         which absolute input offset. The coder may only be
- *                         ended after an error.
- *
- * A decoder that stalls for input where its stream may legitimately stop
- * (zlib: a block boundary, e.g. right after a sync flush) sets c.resting:
- * that is how an unfinished, sync-flushed stream is told from one cut in
- * the middle of a block. One that stalls after its stream's final part
- * began (zlib: the last block, the Adler-32) sets c.closing: that stream
- * was finished, so stopping there is truncation.
+ * bytes outside those ranges, whatever the input. Its return value is the
+ * one signal of where the stream stands (as zstd's), so no caller reads
+ * side flags or guesses from the positions:
+ *   TROWEL_CODE_DONE         decoders: the stream's end was read and its
+ *                            checks (Adler-32, content checksum) passed;
+ *                            encoders: the flush or finish asked for is
+ *                            complete and all its bytes are in io.out;
+ *   TROWEL_CODE_MORE         bytes moved; call again (with more input or
+ *                            more room when a side is used up);
+ *   TROWEL_CODE_NEED_INPUT   nothing could move, the input is used up, and
+ *                            the stream stands in the middle of its data:
+ *                            stopping here is truncation unless the
+ *                            expected size is met and the codec accepts
+ *                            unfinished streams;
+ *   TROWEL_CODE_MAY_STOP     a decoder stalled for input at a resting point
+ *                            (zlib: a block boundary, e.g. right after a
+ *                            sync flush; LZ4: before a block header): an
+ *                            unfinished stream may end here;
+ *   TROWEL_CODE_MUST_FINISH  a decoder stalled for input inside its
+ *                            stream's final part (zlib: the last block, the
+ *                            Adler-32): that stream was finished, so a stop
+ *                            here is truncation whatever the expected size;
+ *   TROWEL_CODE_NEED_OUTPUT  nothing could move for want of output room;
+ *   TROWEL_CODE_ERROR        failed; the context's last error says why and
+ *                            at which absolute input offset. The coder may
+ *                            only be ended after an error.
+ * A coder never stalls with both input and room present (the callers treat
+ * that as a broken coder).
  *
  * Every allocation of a coder, the third-party library's included (zlib's
  * zalloc/zfree, liblz4's LZ4F_CustomMem), goes through the context's
@@ -53,10 +62,20 @@
 
 typedef enum trowel_code {
     TROWEL_CODE_ERROR = -1,
-    TROWEL_CODE_PROGRESS = 0,
-    TROWEL_CODE_STALLED,
-    TROWEL_CODE_END
+    TROWEL_CODE_DONE = 0,
+    TROWEL_CODE_MORE,
+    /* the stalls: */
+    TROWEL_CODE_NEED_INPUT,
+    TROWEL_CODE_MAY_STOP,
+    TROWEL_CODE_MUST_FINISH,
+    TROWEL_CODE_NEED_OUTPUT
 } trowel_code;
+
+/* True for the codes that say nothing could move. */
+static inline bool trowel_code_stalled(trowel_code r)
+{
+    return r >= TROWEL_CODE_NEED_INPUT;
+}
 
 /* What an encoder should do once its input is used up. Decoders take
  * TROWEL_FLUSH_NONE. */
@@ -75,6 +94,14 @@ typedef struct trowel_codec_io {
     size_t out_cap;
     size_t out_pos;
 } trowel_codec_io;
+
+/* The stall a coder reports when nothing moved: for want of room while
+ * input is left, else `for_input` (NEED_INPUT, MAY_STOP or MUST_FINISH:
+ * where the stream stands). */
+static inline trowel_code trowel_code_stall(const trowel_codec_io *io, trowel_code for_input)
+{
+    return io->in_pos < io->in_len ? TROWEL_CODE_NEED_OUTPUT : for_input;
+}
 
 /* Levels: TROWEL_LEVEL_DEFAULT picks the codec's default. */
 #define TROWEL_LEVEL_DEFAULT (-1)
@@ -128,11 +155,6 @@ struct trowel_coder {
     uint64_t in_offset; /* absolute input offset of the stream's first byte */
     uint64_t total_in;  /* bytes consumed so far (kept by trowel_coder_run) */
     uint64_t total_out; /* bytes produced so far */
-    bool resting;       /* decoder: stalled where the stream may stop */
-    bool closing;       /* decoder: stalled inside the stream's finished end
-                         * (last block, trailer): a stop here is truncation,
-                         * whatever the expected size */
-    bool ended;         /* decoder: TROWEL_CODE_END was returned */
 };
 
 trowel_status trowel_coder_init_decoder(trowel_coder *c, trowel_ctx *ctx,
@@ -200,5 +222,30 @@ unsigned trowel_codec_stream_restarts(const trowel_codec_stream *s);
  * that allow it, stops here at a resting point with the input used up.
  * CORRUPT when more bytes would decode or input is left over. */
 trowel_status trowel_codec_stream_finish(trowel_codec_stream *s);
+
+/* ---- an encoder cursor, beside the decoder cursor (core/codec_writer.c) */
+
+typedef struct trowel_codec_writer trowel_codec_writer;
+
+/* Opens an encoder that writes one stream into out as bytes are handed to
+ * it. out NULL: nothing is written, the encoded bytes are only counted (a
+ * sizing pass). Every byte made is in out when a call returns, so the
+ * caller may write its own bytes between calls. */
+trowel_status trowel_codec_writer_open(trowel_ctx *ctx, const trowel_stream_codec *codec,
+                                       const trowel_codec_params *p, trowel_sink *out,
+                                       trowel_codec_writer **w);
+/* Encodes data[0, n); the coder may hold some back until a flush. */
+trowel_status trowel_codec_writer_write(trowel_codec_writer *w, const void *data, size_t n);
+/* A sync flush: everything so far, on a byte boundary; the stream stays open. */
+trowel_status trowel_codec_writer_flush(trowel_codec_writer *w);
+/* Ends the stream (trailer, checksum) and frees w, whatever the outcome;
+ * *total_out (when not NULL) gets the stream's encoded size. */
+trowel_status trowel_codec_writer_finish(trowel_codec_writer *w, uint64_t *total_out);
+/* Frees w without ending the stream (after a failure, or an unfinished
+ * stream by design). NULL is fine. */
+void trowel_codec_writer_abort(trowel_codec_writer *w);
+/* Bytes handed in, and encoded bytes made (written or counted), so far. */
+uint64_t trowel_codec_writer_in(const trowel_codec_writer *w);
+uint64_t trowel_codec_writer_out(const trowel_codec_writer *w);
 
 #endif

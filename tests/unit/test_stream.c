@@ -246,17 +246,17 @@ static void drip_decode(const trowel_stream_codec *codec, const buf *z, const bu
     REQUIRE(trowel_coder_init_decoder(&c, ctx, codec, NULL, 0) == TROWEL_OK);
     uint8_t *out = malloc(want->len + 1);
     size_t in_pos = 0, out_pos = 0;
-    trowel_code r = TROWEL_CODE_PROGRESS;
+    trowel_code r = TROWEL_CODE_MORE;
     unsigned stalls = 0;
-    while (r != TROWEL_CODE_END && r != TROWEL_CODE_ERROR && stalls < 4) {
+    while (r != TROWEL_CODE_DONE && r != TROWEL_CODE_ERROR && stalls < 4) {
         size_t in_len = in_pos < z->len ? in_pos + 1 : in_pos;
         trowel_codec_io io = {z->data, in_len, in_pos, out, out_pos < want->len + 1 ? out_pos + 1 : out_pos, out_pos};
         r = trowel_coder_run(&c, &io, TROWEL_FLUSH_NONE);
         in_pos = io.in_pos;
         out_pos = io.out_pos;
-        stalls = r == TROWEL_CODE_STALLED ? stalls + 1 : 0;
+        stalls = trowel_code_stalled(r) ? stalls + 1 : 0;
     }
-    CHECK(r == TROWEL_CODE_END || (r == TROWEL_CODE_STALLED && c.resting));
+    CHECK(r == TROWEL_CODE_DONE || r == TROWEL_CODE_MAY_STOP);
     CHECK_EQ_U64(out_pos, want->len);
     CHECK(memcmp(out, want->data, want->len) == 0);
     CHECK_EQ_U64(c.total_in, in_pos);
@@ -308,8 +308,8 @@ static buf coder_sync_pieces(const trowel_stream_codec *codec, int level, const 
             io.out_pos = 0;
             r = trowel_coder_run(&c, &io, TROWEL_FLUSH_SYNC);
             out.len += io.out_pos;
-        } while (r == TROWEL_CODE_PROGRESS);
-        if (r != TROWEL_CODE_END)
+        } while (r == TROWEL_CODE_MORE);
+        if (r != TROWEL_CODE_DONE)
             out.len = 0;
     }
     trowel_coder_end(&c);

@@ -353,6 +353,75 @@ static void test_corrupt_adler32_is_refused(void)
     trowel_ctx_free(ctx);
 }
 
+/* A zlib header with method cm and window code cinfo, its check bits right. */
+static void set_header(uint8_t *z, unsigned cm, unsigned cinfo)
+{
+    z[0] = (uint8_t)(cinfo << 4 | cm);
+    z[1] = 0;
+    while ((z[0] * 256u + z[1]) % 31 != 0)
+        z[1]++;
+}
+
+/* Errors are placed by where the stream stands, not by zlib's wording:
+ * header faults at the stream's start, a bad block where inflate stopped,
+ * a bad Adler-32 at its first byte even when it arrives a byte at a time. */
+static void test_errors_are_placed_by_stream_position(void)
+{
+    trowel_ctx *ctx = new_ctx();
+    uint8_t bad[sizeof hello_z6];
+    buf out;
+    memcpy(bad, hello_z6, sizeof bad);
+    set_header(bad, 9, 7); /* method 9 */
+    CHECK_EQ_U64(codec_decode(ctx, "zlib", bad, sizeof bad, 5, &out, NULL), TROWEL_ERR_CORRUPT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "the deflate stream is corrupt: unknown compression method");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 0);
+    set_header(bad, 8, 8); /* a 64 KiB window: deflate has none */
+    CHECK_EQ_U64(codec_decode(ctx, "zlib", bad, sizeof bad, 5, &out, NULL), TROWEL_ERR_CORRUPT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "the deflate stream is corrupt: invalid window size");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 0);
+    /* Block type 3 (reserved) in the third byte. */
+    memcpy(bad, hello_z6, sizeof bad);
+    bad[2] |= 6;
+    CHECK_EQ_U64(codec_decode(ctx, "zlib", bad, sizeof bad, 5, &out, NULL), TROWEL_ERR_CORRUPT);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "the deflate stream is corrupt: invalid block type");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 3);
+    /* The same in raw deflate (no header) is a block fault too, at the
+     * end of its first byte (the coder's stream starts at offset 100). */
+    trowel_coder c;
+    trowel_codec_params raw = trowel_codec_params_default();
+    raw.flags = TROWEL_CODEC_RAW;
+    REQUIRE(trowel_coder_init_decoder(&c, ctx, &trowel_zlib_stream, &raw, 100) == TROWEL_OK);
+    uint8_t sink[16];
+    trowel_codec_io io = {bad + 2, sizeof bad - 2, 0, sink, sizeof sink, 0};
+    CHECK_EQ_U64(trowel_coder_run(&c, &io, TROWEL_FLUSH_NONE), TROWEL_CODE_ERROR);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "the deflate stream is corrupt: invalid block type");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 101);
+    trowel_coder_end(&c);
+    /* A bad Adler-32 handed over one byte per run. */
+    memcpy(bad, hello_z6, sizeof bad);
+    bad[sizeof bad - 2] ^= 0x10;
+    REQUIRE(trowel_coder_init_decoder(&c, ctx, &trowel_zlib_stream, NULL, 0) == TROWEL_OK);
+    io = (trowel_codec_io){bad, 0, 0, sink, sizeof sink, 0};
+    trowel_code r = TROWEL_CODE_MORE;
+    while (r != TROWEL_CODE_ERROR && r != TROWEL_CODE_DONE && io.in_len < sizeof bad) {
+        io.in_len++;
+        do
+            r = trowel_coder_run(&c, &io, TROWEL_FLUSH_NONE);
+        while (r == TROWEL_CODE_MORE);
+    }
+    CHECK_EQ_U64(r, TROWEL_CODE_ERROR);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, "the zlib stream's Adler-32 does not match");
+    CHECK_EQ_U64(trowel_ctx_last_error(ctx)->offset, 9);
+    CHECK_EQ_U64(io.out_pos, 5);
+    trowel_coder_end(&c);
+    CHECK_EQ_U64(ctx->mem_in_use, 0);
+    trowel_ctx_free(ctx);
+}
+
 static void test_trailing_bytes_are_refused(void)
 {
     trowel_ctx *ctx = new_ctx();
@@ -419,5 +488,6 @@ TEST_MAIN(TEST(test_known_stream_of_hello_decodes), TEST(test_hello_encodes_to_z
           TEST(test_cut_in_a_block_without_size_is_truncated),
           TEST(test_raw_deflate_mode_matches_zlib), TEST(test_bomb_stops_at_the_expected_size),
           TEST(test_truncated_at_every_cut), TEST(test_corrupt_adler32_is_refused),
+          TEST(test_errors_are_placed_by_stream_position),
           TEST(test_trailing_bytes_are_refused), TEST(test_preset_dictionary_is_unsupported),
           TEST(test_zlib_allocations_count_against_the_limit))

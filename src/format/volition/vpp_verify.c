@@ -29,6 +29,7 @@ struct vpp_solid_check {
     trowel_coder c;
     trowel_reader r;    /* the rest of the stream's window */
     trowel_codec_io io;
+    trowel_code last;   /* what the coder said last (DONE: never run again) */
     uint64_t fed;       /* stream bytes handed to the coder */
     uint64_t in_end;    /* the compressed sizes of the entries checked so far */
     size_t next;        /* the entry verify is expected to ask for next */
@@ -77,6 +78,7 @@ static trowel_status check_start(trowel_archive *a, vpp_state *st)
     if (!k)
         return a->ctx->last_error.status;
     st->check = k;
+    k->last = TROWEL_CODE_MORE;
     trowel_status s = vpp_solid_window(a, st, &k->r);
     if (s == TROWEL_OK && !(k->buf = trowel_mem_alloc(a->ctx, CHECK_CHUNK)))
         s = a->ctx->last_error.status;
@@ -105,21 +107,21 @@ static bool check_decode(vpp_solid_check *k, uint64_t limit, uint64_t want)
             k->fed += got;
             k->eof = got == 0;
         }
-        if (k->c.total_out >= want)
+        if (k->c.total_out >= want || k->last == TROWEL_CODE_DONE)
             return true;
         uint64_t due = want - k->c.total_out;
         k->io.out = k->buf;
         k->io.out_cap = due < CHECK_CHUNK ? (size_t)due : CHECK_CHUNK;
         k->io.out_pos = 0;
-        trowel_code r = trowel_coder_run(&k->c, &k->io, TROWEL_FLUSH_NONE);
+        trowel_code r = k->last = trowel_coder_run(&k->c, &k->io, TROWEL_FLUSH_NONE);
         if (r == TROWEL_CODE_ERROR)
             return false;
-        if (r == TROWEL_CODE_END)
+        if (r == TROWEL_CODE_DONE)
             return true;
         bool used_up = k->io.in_pos == k->io.in_len && (k->fed >= limit || k->eof);
-        if (r == TROWEL_CODE_STALLED && used_up)
+        if (trowel_code_stalled(r) && used_up)
             return true;
-        if (r == TROWEL_CODE_STALLED && k->io.in_pos < k->io.in_len && k->io.out_pos == 0 &&
+        if (trowel_code_stalled(r) && k->io.in_pos < k->io.in_len && k->io.out_pos == 0 &&
             k->io.out_cap > 0) {
             trowel_fail(k->c.ctx, TROWEL_ERR_CORRUPT, trowel_coder_offset(&k->c),
                         "the %s decoder cannot make progress", k->c.codec->name);
@@ -157,7 +159,7 @@ static void check_solid_entry(trowel_archive *a, vpp_state *st, size_t i)
     if (k->lost)
         return;
     /* At a flush point: a block boundary (zlib), before a block header (LZ4). */
-    bool at_flush = k->c.ended || k->c.resting;
+    bool at_flush = k->last == TROWEL_CODE_DONE || k->last == TROWEL_CODE_MAY_STOP;
     if (k->eof && k->fed < limit) /* the size passes the stream's end */
         report(a, a->entries[i].name, TROWEL_ERR_VERIFY, csize_field(st, i),
                "compressed size %llu passes the end of the stream (%llu bytes from stream "
@@ -198,12 +200,12 @@ static void check_solid_end(trowel_archive *a, vpp_state *st)
         report(a, NULL, TROWEL_ERR_CORRUPT, trowel_coder_offset(&k->c),
                "the %s stream decodes to more than its entries hold (%llu bytes)",
                k->c.codec->name, (unsigned long long)made);
-    else if (k->c.ended && left)
+    else if (k->last == TROWEL_CODE_DONE && left)
         report(a, NULL, TROWEL_ERR_CORRUPT, trowel_coder_offset(&k->c),
                "%llu bytes follow the end of the %s stream", (unsigned long long)left,
                k->c.codec->name);
-    else if (!k->c.ended && (k->c.closing || !k->c.resting ||
-                             !vpp_solid_codec(st)->unfinished_ok))
+    else if (k->last != TROWEL_CODE_DONE &&
+             (k->last != TROWEL_CODE_MAY_STOP || !vpp_solid_codec(st)->unfinished_ok))
         report(a, NULL, TROWEL_ERR_TRUNCATED, trowel_coder_offset(&k->c),
                "the %s stream stops in the middle of a block after %llu bytes",
                k->c.codec->name, (unsigned long long)made);

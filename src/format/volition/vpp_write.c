@@ -33,8 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHUNK ((size_t)1 << 16)
-
 typedef struct writer {
     trowel_ctx *ctx;
     const vpp_layout *L;
@@ -42,7 +40,6 @@ typedef struct writer {
     size_t n;
     trowel_sink *out; /* NULL in the counting pass */
     uint64_t written;
-    uint8_t *buf;     /* CHUNK bytes of coder output */
     /* per entry: stored size (csize) */
     uint64_t *packed;
     /* names: each entry's offsets into the tables */
@@ -155,30 +152,37 @@ static trowel_status copy_reader(writer *w, const trowel_reader *src)
     }
 }
 
-/* Runs the coder over in[0, n) with flush, emitting what it makes. */
-static trowel_status code(writer *w, trowel_coder *c, const uint8_t *in, size_t n,
-                          trowel_flush flush)
+/* The encoder cursor writes straight into w->out (or only counts, in the
+ * counting pass); what it made is added to w->written after each call. */
+static trowel_status counted(writer *w, trowel_codec_writer *cw, uint64_t before,
+                             trowel_status s)
 {
-    trowel_codec_io io = {in, n, 0, w->buf, CHUNK, 0};
-    for (;;) {
-        io.out_pos = 0;
-        trowel_code r = trowel_coder_run(c, &io, flush);
-        if (r == TROWEL_CODE_ERROR)
-            return w->ctx->last_error.status;
-        trowel_status s = emit(w, w->buf, io.out_pos);
-        if (s != TROWEL_OK)
-            return s;
-        if (flush == TROWEL_FLUSH_NONE && io.in_pos == io.in_len && io.out_pos < io.out_cap)
-            return TROWEL_OK;
-        if (flush != TROWEL_FLUSH_NONE && r == TROWEL_CODE_END)
-            return TROWEL_OK;
-        if (r == TROWEL_CODE_STALLED && io.out_pos == 0 && io.in_pos == io.in_len)
-            return trowel_fail(w->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                               "the %s encoder stalled", c->codec->name);
-    }
+    w->written += trowel_codec_writer_out(cw) - before;
+    return s;
 }
 
-static trowel_status code_reader(writer *w, trowel_coder *c, const trowel_reader *src)
+static trowel_status code(writer *w, trowel_codec_writer *cw, const uint8_t *in, size_t n)
+{
+    uint64_t before = trowel_codec_writer_out(cw);
+    return counted(w, cw, before, trowel_codec_writer_write(cw, in, n));
+}
+
+static trowel_status code_flush(writer *w, trowel_codec_writer *cw)
+{
+    uint64_t before = trowel_codec_writer_out(cw);
+    return counted(w, cw, before, trowel_codec_writer_flush(cw));
+}
+
+/* Ends the stream and frees cw. */
+static trowel_status code_finish(writer *w, trowel_codec_writer *cw)
+{
+    uint64_t before = trowel_codec_writer_out(cw), total = before;
+    trowel_status s = trowel_codec_writer_finish(cw, &total);
+    w->written += total - before;
+    return s;
+}
+
+static trowel_status code_reader(writer *w, trowel_codec_writer *cw, const trowel_reader *src)
 {
     trowel_reader r = *src;
     for (;;) {
@@ -187,17 +191,17 @@ static trowel_status code_reader(writer *w, trowel_coder *c, const trowel_reader
         trowel_status s = trowel_reader_borrow(&r, TROWEL_READER_SPAN_MAX, &p, &got);
         if (s != TROWEL_OK || got == 0)
             return s;
-        if ((s = code(w, c, p, got, TROWEL_FLUSH_NONE)) != TROWEL_OK)
+        if ((s = code(w, cw, p, got)) != TROWEL_OK)
             return s;
     }
 }
 
-static trowel_status code_zeros(writer *w, trowel_coder *c, uint64_t n)
+static trowel_status code_zeros(writer *w, trowel_codec_writer *cw, uint64_t n)
 {
     static const uint8_t zeros[4096];
     while (n) {
         size_t k = n < sizeof zeros ? (size_t)n : sizeof zeros;
-        trowel_status s = code(w, c, zeros, k, TROWEL_FLUSH_NONE);
+        trowel_status s = code(w, cw, zeros, k);
         if (s != TROWEL_OK)
             return s;
         n -= k;
@@ -205,13 +209,13 @@ static trowel_status code_zeros(writer *w, trowel_coder *c, uint64_t n)
     return TROWEL_OK;
 }
 
-static trowel_status start_coder(writer *w, trowel_coder *c, uint64_t size_hint)
+static trowel_status start_coder(writer *w, trowel_codec_writer **cw, uint64_t size_hint)
 {
     trowel_codec_params p = trowel_codec_params_default();
     if (w->L->version != 17)
         p.level = w->L->level;
     p.size_hint = size_hint;
-    return trowel_coder_init_encoder(c, w->ctx, codec_of(w->L), &p);
+    return trowel_codec_writer_open(w->ctx, codec_of(w->L), &p, w->out, cw);
 }
 
 /* ----------------------------------------------------------------- data */
@@ -243,14 +247,15 @@ static trowel_status item_open(writer *w, const vpp_item *it, trowel_input **in,
     return TROWEL_OK;
 }
 
-/* Feeds item i's bytes to the coder c, or copies them out when c is NULL. */
-static trowel_status item_pass(writer *w, size_t i, trowel_coder *c)
+/* Feeds item i's bytes to the encoder cw, or copies them out when cw is
+ * NULL. */
+static trowel_status item_pass(writer *w, size_t i, trowel_codec_writer *cw)
 {
     trowel_input *in;
     trowel_reader r;
     trowel_status s = item_open(w, &w->items[i], &in, &r);
     if (s == TROWEL_OK)
-        s = c ? code_reader(w, c, &r) : copy_reader(w, &r);
+        s = cw ? code_reader(w, cw, &r) : copy_reader(w, &r);
     trowel_input_close(in);
     return s;
 }
@@ -265,13 +270,14 @@ static trowel_status write_one_compressed(writer *w, size_t i)
     if (it->has_stored) {
         s = copy_reader(w, &it->stored);
     } else {
-        trowel_coder c;
-        if ((s = start_coder(w, &c, item_size(it))) != TROWEL_OK)
+        trowel_codec_writer *cw;
+        if ((s = start_coder(w, &cw, item_size(it))) != TROWEL_OK)
             return s;
-        s = item_pass(w, i, &c);
+        s = item_pass(w, i, cw);
         if (s == TROWEL_OK)
-            s = code(w, &c, NULL, 0, TROWEL_FLUSH_FINISH);
-        trowel_coder_end(&c);
+            s = code_finish(w, cw);
+        else
+            trowel_codec_writer_abort(cw);
     }
     w->packed[i] = w->written - before;
     return s;
@@ -308,33 +314,34 @@ static trowel_status write_separate(writer *w, uint64_t data_start)
 static trowel_status write_solid(writer *w)
 {
     unsigned a = entry_alignment(w->L);
-    trowel_coder c;
+    trowel_codec_writer *cw = NULL;
     uint64_t total = 0;
     for (size_t i = 0; i < w->n; i++)
         total = align_up(total, a) + item_size(&w->items[i]);
-    trowel_status s = start_coder(w, &c, total);
+    trowel_status s = start_coder(w, &cw, total);
     uint64_t at = 0;
     for (size_t i = 0; i < w->n && s == TROWEL_OK; i++) {
         trowel_set_entry(w->ctx, w->items[i].name);
         uint64_t before = w->written;
-        s = item_pass(w, i, &c);
+        s = item_pass(w, i, cw);
         at += item_size(&w->items[i]);
         if (s == TROWEL_OK && i + 1 < w->n) {
-            s = code_zeros(w, &c, align_up(at, a) - at);
+            s = code_zeros(w, cw, align_up(at, a) - at);
             at = align_up(at, a);
         }
         if (s == TROWEL_OK)
-            s = code(w, &c, NULL, 0, TROWEL_FLUSH_SYNC);
+            s = code_flush(w, cw);
         w->packed[i] = w->written - before;
     }
     if (s == TROWEL_OK && (w->L->finish || w->L->version == 17)) {
         /* The end (Adler-32 / LZ4 end mark) belongs to the last entry. */
         uint64_t before = w->written;
-        s = code(w, &c, NULL, 0, TROWEL_FLUSH_FINISH);
+        s = code_finish(w, cw);
+        cw = NULL;
         if (w->n)
             w->packed[w->n - 1] += w->written - before;
     }
-    trowel_coder_end(&c);
+    trowel_codec_writer_abort(cw); /* an unfinished stream, by design or failure */
     trowel_set_entry(w->ctx, NULL);
     return s;
 }
@@ -787,7 +794,6 @@ static trowel_status check_layout(trowel_ctx *ctx, const vpp_layout *L, const vp
 
 static void writer_free(writer *w)
 {
-    trowel_mem_free(w->ctx, w->buf);
     trowel_mem_free(w->ctx, w->packed);
     trowel_mem_free(w->ctx, w->name_off);
     trowel_mem_free(w->ctx, w->names);
@@ -803,10 +809,9 @@ trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *it
         return s;
     writer w = {.ctx = ctx, .L = L, .items = items, .n = n};
     size_t slots = n ? n : 1;
-    w.buf = trowel_mem_alloc(ctx, CHUNK);
     w.packed = trowel_mem_calloc(ctx, slots, sizeof *w.packed);
     w.name_off = trowel_mem_calloc(ctx, 3 * slots, sizeof *w.name_off);
-    if (!w.buf || !w.packed || !w.name_off) {
+    if (!w.packed || !w.name_off) {
         writer_free(&w);
         return ctx->last_error.status;
     }
