@@ -157,7 +157,13 @@ bool cli_known_target(const char *target);
 void cli_list_targets(FILE *f, const char *sep);
 
 /* Which of a format's -O options to show. */
-typedef enum cli_option_kind { CLI_READ_OPTIONS, CLI_CONVERT_OPTIONS } cli_option_kind;
+typedef enum cli_option_kind {
+    CLI_READ_OPTIONS,
+    CLI_CONVERT_OPTIONS,
+    CLI_CREATE_OPTIONS /* the rows whose targets is "create" */
+} cli_option_kind;
+/* True when the option row is of that kind. */
+bool cli_option_is(const trowel_option_info *o, cli_option_kind kind);
 /* True when the format has options of that kind. */
 bool cli_format_has_options(const trowel_format *f, cli_option_kind kind);
 /* Prints them, one "KEY=VALUE: help (targets)" line each, the first after

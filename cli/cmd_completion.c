@@ -112,7 +112,7 @@ static void target_ids(words *ws)
 }
 
 /* Which -O keys a command takes: create's from the formats' create option
- * lines, compress's the codecs' (level=), extract's and mount's the
+ * rows, compress's the codecs' (level=), extract's and mount's the
  * reading options, convert's the convert options. */
 typedef enum key_kind { KEYS_CREATE, KEYS_CODEC, KEYS_READ, KEYS_CONVERT } key_kind;
 
@@ -125,28 +125,6 @@ static key_kind keys_of(const char *verb)
     if (strcmp(verb, "extract") == 0 || strcmp(verb, "mount") == 0)
         return KEYS_READ;
     return KEYS_CONVERT;
-}
-
-/* Every "KEY=" before the ':' of one create option line ("width=W,
- * height=H: size of ..." gives width= and height=). */
-static void create_line_keys(words *ws, const char *line, size_t len)
-{
-    const char *colon = memchr(line, ':', len);
-    size_t head = colon ? (size_t)(colon - line) : len;
-    char key[64];
-    for (size_t i = 0; i < head;) {
-        size_t start = i;
-        while (i < head && (isalnum((unsigned char)line[i]) || line[i] == '_' || line[i] == '-'))
-            i++;
-        if (i < head && line[i] == '=' && i > start && i - start + 2 <= sizeof key) {
-            snprintf(key, sizeof key, "%.*s=", (int)(i - start), line + start);
-            words_add(ws, key, i - start + 1);
-        }
-        while (i < head && line[i] != ',' && line[i] != ' ')
-            i++;
-        while (i < head && (line[i] == ',' || line[i] == ' '))
-            i++;
-    }
 }
 
 static void option_keys(words *ws, const char *verb)
@@ -164,19 +142,12 @@ static void option_keys(words *ws, const char *verb)
     char key[64];
     for (size_t i = 0; i < trowel_format_count(); i++) {
         const trowel_format *f = trowel_format_at(i);
-        if (kind == KEYS_CREATE) {
-            for (const char *line = trowel_format_create_options(f); *line;) {
-                size_t n = strcspn(line, "\n");
-                create_line_keys(ws, line, n);
-                line += n;
-                line += *line == '\n';
-            }
-            continue;
-        }
+        cli_option_kind rows = kind == KEYS_CREATE ? CLI_CREATE_OPTIONS
+                               : kind == KEYS_READ ? CLI_READ_OPTIONS
+                                                   : CLI_CONVERT_OPTIONS;
         const trowel_option_info *o;
         for (size_t k = 0; (o = trowel_format_option_at(f, k)) != NULL; k++) {
-            bool reading = o->targets == NULL;
-            if (reading != (kind == KEYS_READ))
+            if (!cli_option_is(o, rows))
                 continue;
             int n = snprintf(key, sizeof key, "%s=", o->key);
             if (n > 0 && (size_t)n < sizeof key)

@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The capability names, in the order they are shown: each is shown when
@@ -65,14 +66,20 @@ static void print_caps(unsigned caps)
     }
 }
 
-/* "key=values: meaning" lines, the first after the label, the rest under it. */
-static void print_create_options(const char *text)
+/* The create option rows ("key=values: meaning"), then the format's other
+ * lines about create: the first after the label, the rest under it. */
+static void print_create_options(const trowel_format *f)
 {
-    const char *indent = "";
+    const char *indent = "                     ";
+    bool rows = cli_format_has_options(f, CLI_CREATE_OPTIONS);
+    if (rows)
+        cli_print_format_options(stdout, f, CLI_CREATE_OPTIONS, "    create options:  ", indent);
+    const char *text = trowel_format_create_options(f);
+    const char *first = rows ? indent : "    create options:  ";
     while (*text) {
         size_t n = strcspn(text, "\n");
-        printf("%s%.*s\n", indent, (int)n, text);
-        indent = "                     ";
+        printf("%s%.*s\n", first, (int)n, text);
+        first = indent;
         text += n + (text[n] == '\n');
     }
 }
@@ -92,11 +99,8 @@ static void print_format_text(const trowel_format *f)
         print_words(targets);
     }
     putchar('\n');
-    const char *opts = trowel_format_create_options(f);
-    if ((trowel_format_caps(f) & TROWEL_CAP_CREATE) && *opts) {
-        printf("    create options:  ");
-        print_create_options(opts);
-    }
+    if (trowel_format_caps(f) & TROWEL_CAP_CREATE)
+        print_create_options(f);
     if (cli_format_has_options(f, CLI_READ_OPTIONS)) {
         cli_print_format_options(stdout, f, CLI_READ_OPTIONS, "    reading options: ",
                                  "                     ");
@@ -139,9 +143,22 @@ static json_object *words_array(const char *list, const char *first)
     return arr;
 }
 
-static json_object *lines_array(const char *text)
+/* The create option rows as "key=values: meaning" lines, then text's lines. */
+static json_object *lines_array(const trowel_format *f, const char *text)
 {
     json_object *arr = json_object_new_array();
+    const trowel_option_info *o;
+    for (size_t i = 0; f && (o = trowel_format_option_at(f, i)) != NULL; i++) {
+        if (!cli_option_is(o, CLI_CREATE_OPTIONS))
+            continue;
+        size_t len = strlen(o->key) + strlen(o->value) + strlen(o->help) + 4;
+        char *line = malloc(len);
+        if (!line)
+            continue;
+        snprintf(line, len, "%s=%s: %s", o->key, o->value, o->help);
+        json_object_array_add(arr, json_object_new_string(line));
+        free(line);
+    }
     while (*text) {
         size_t n = strcspn(text, "\n");
         if (n)
@@ -167,7 +184,7 @@ static json_object *options_array(const trowel_format *f, cli_option_kind kind)
     json_object *arr = json_object_new_array();
     const trowel_option_info *o;
     for (size_t i = 0; (o = trowel_format_option_at(f, i)) != NULL; i++) {
-        if ((kind == CLI_READ_OPTIONS) != (o->targets == NULL))
+        if (!cli_option_is(o, kind))
             continue;
         json_object *x = json_object_new_object();
         json_object_object_add(x, "key", json_object_new_string(o->key));
@@ -190,9 +207,10 @@ static json_object *format_json(const trowel_format *f)
     json_object_object_add(o, "capabilities", caps_array(trowel_format_caps(f)));
     json_object_object_add(o, "convert_targets",
                            words_array(trowel_format_convert_targets(f), "json"));
-    const char *opts = (trowel_format_caps(f) & TROWEL_CAP_CREATE)
-                           ? trowel_format_create_options(f) : "";
-    json_object_object_add(o, "create_options", lines_array(opts));
+    bool creates = trowel_format_caps(f) & TROWEL_CAP_CREATE;
+    json_object_object_add(o, "create_options",
+                           lines_array(creates ? f : NULL,
+                                       creates ? trowel_format_create_options(f) : ""));
     json_object_object_add(o, "read_options", options_array(f, CLI_READ_OPTIONS));
     json_object_object_add(o, "convert_options", options_array(f, CLI_CONVERT_OPTIONS));
     return o;

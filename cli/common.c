@@ -382,9 +382,19 @@ void cli_list_targets(FILE *f, const char *sep)
 
 /* ------------------------------------------------------- format options */
 
+bool cli_option_is(const trowel_option_info *o, cli_option_kind kind)
+{
+    bool create = o->targets && strcmp(o->targets, "create") == 0;
+    switch (kind) {
+    case CLI_READ_OPTIONS: return o->targets == NULL;
+    case CLI_CREATE_OPTIONS: return create;
+    default: return o->targets && !create;
+    }
+}
+
 static bool kind_matches(const trowel_option_info *o, cli_option_kind kind)
 {
-    return (kind == CLI_READ_OPTIONS) == (o->targets == NULL);
+    return cli_option_is(o, kind);
 }
 
 bool cli_format_has_options(const trowel_format *f, cli_option_kind kind)
@@ -405,7 +415,7 @@ void cli_print_format_options(FILE *f, const trowel_format *fmt, cli_option_kind
             continue;
         fprintf(f, "%s%s=%s: %s", first, o->key, o->value, o->help);
         first = indent;
-        if (o->targets) { /* "png gif" prints as (png,gif) */
+        if (kind == CLI_CONVERT_OPTIONS) { /* "png gif" prints as (png,gif) */
             fputs(" (", f);
             for (const char *t = o->targets; *t; t++)
                 fputc(*t == ' ' ? ',' : *t, f);

@@ -176,6 +176,16 @@ static int order_by_manifest(source_list *l, json_object *manifest)
 
 /* ------------------------------------------------------------------ ASM */
 
+/* True when creating f takes -O asm= (a packfile whose ASM it updates). */
+static bool takes_asm(const trowel_format *f)
+{
+    const trowel_option_info *o;
+    for (size_t i = 0; f && (o = trowel_format_option_at(f, i)) != NULL; i++)
+        if (cli_option_is(o, CLI_CREATE_OPTIONS) && strcmp(o->key, "asm") == 0)
+            return true;
+    return false;
+}
+
 /* The source beside name (same folder) that is an ASM with a container
  * named after name's stem: its index, or -1. */
 static long sibling_asm(create_job *j, const char *name)
@@ -357,8 +367,7 @@ static int rebuild_one(create_job *j, const owned_source *folder, json_object *l
         rc = cli_create_rebuild_nested(&sub, mobj);
     if (rc == CLI_EXIT_OK)
         rc = order_by_manifest(&sub.sources, mobj);
-    const char *options = b.fmt ? trowel_format_create_options(b.fmt) : "";
-    b.asm_index = rc == CLI_EXIT_OK && strstr(options, "asm=") ? sibling_asm(j, folder->name) : -1;
+    b.asm_index = rc == CLI_EXIT_OK && takes_asm(b.fmt) ? sibling_asm(j, folder->name) : -1;
     char *out = rc == CLI_EXIT_OK ? temp_path(j, base_name(folder->name)) : NULL;
     if (rc == CLI_EXIT_OK && !out)
         rc = CLI_EXIT_FAILURE;

@@ -132,7 +132,7 @@ void cli_suggest_options(FILE *f, const trowel_format *fmt, cli_option_kind kind
     size_t n = 0;
     const trowel_option_info *o;
     for (size_t i = 0; (o = trowel_format_option_at(fmt, i)) != NULL && n < 128; i++)
-        if ((kind == CLI_READ_OPTIONS) == (o->targets == NULL))
+        if (cli_option_is(o, kind))
             keys[n++] = o->key;
     for (size_t i = 0; i < nopts; i++) {
         char key[MAX_WORD + 1];

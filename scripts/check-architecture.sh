@@ -33,6 +33,9 @@
 #   FAMILY        no file of one family (src/format/<family>/) includes a header
 #                 of another or uses a symbol another family's objects define:
 #                 families meet only in core, codec and export.
+#   OPTION-PARSE  src/format and src/export parse no -O value with strto*/
+#                 ato*/sscanf (a value from trowel_options_get parsed in the
+#                 same function): core checks values against the typed rows.
 #   LENGTH        no file under src/ or cli/ is over 1300 lines.
 #   INCLUDE-CYCLE no cycle in the #include graph of the source files (.c, .h,
 #                 .inc under src/, cli/, include/), reported once per cycle;
@@ -88,7 +91,7 @@ from collections import defaultdict
 
 SRC, BUILD, NM, BASELINE = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 MAX_LINES = 1300
-CHECKS = ["FORBIDDEN", "RAW-READ", "LAST-ERROR", "MUTUAL", "LAYER", "FAMILY", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
+CHECKS = ["FORBIDDEN", "RAW-READ", "LAST-ERROR", "OPTION-PARSE", "MUTUAL", "LAYER", "FAMILY", "LENGTH", "INCLUDE-CYCLE", "MODULE-CYCLE",
           "CORE-FORMAT", "STATIC-EXPORT", "CLI-INTERNAL"]
 violations = defaultdict(list)
 skipped = []
@@ -194,6 +197,29 @@ for p in source_files(["src/format", "src/export"]):
     for ln, line in enumerate(text.split("\n"), 1):
         if re.search(r"last_error\s*\.\s*status", line):
             report("LAST-ERROR", f"{rel(p)}:{ln}", "reads ctx->last_error.status")
+
+# ---------------------------------------------------------- OPTION-PARSE
+# -O values are checked by core against the format's typed rows and read
+# with the typed getters (core/options.c); a format does not parse them
+# again. Caught: a variable set from trowel_options_get and handed to a
+# number parser in the same function (functions end at a "}" in column 0).
+# File text parsed with strto* (vsif.c, choreo_vcd.c) is not caught, nor is
+# an option's text passed on to another function that parses it.
+NUMBER_PARSERS = r"strtoul|strtol|strtoll|strtoull|strtod|strtof|atoi|atol|atoll|atof|sscanf"
+for p in source_files(["src/format", "src/export"]):
+    text = strip_c(read(p))
+    option_vars = set()
+    for ln, line in enumerate(text.split("\n"), 1):
+        if line.startswith("}"):
+            option_vars = set()
+            continue
+        m = re.search(r"(\w+)\s*=\s*trowel_options_get\s*\(", line)
+        if m:
+            option_vars.add(m.group(1))
+        for m in re.finditer(r"(?<![\w.>])(" + NUMBER_PARSERS + r")\s*\(\s*(\w+)", line):
+            if m.group(2) in option_vars:
+                report("OPTION-PARSE", f"{rel(p)}:{ln}",
+                       f"parses -O {m.group(2)} with {m.group(1)}() (type its row instead)")
 
 # ---------------------------------------------------------------- LENGTH
 for p in source_files(["src", "cli"]):

@@ -461,24 +461,45 @@ const char *trowel_format_description(const trowel_format *f);
  * ending in '_' (SZDD); may be "". */
 const char *trowel_format_extensions(const trowel_format *f);
 unsigned trowel_format_caps(const trowel_format *f);
-/* The options create accepts, as "key=values: meaning" lines, or "". */
+/* What create takes besides its -O options (what a source folder holds, which
+ * text chunks of a picture it reads back), as lines, or "". The create
+ * options themselves are the rows of trowel_format_option_at whose targets
+ * is "create". */
 const char *trowel_format_create_options(const trowel_format *f);
 /* The targets convert accepts, space separated, e.g. "json png". */
 const char *trowel_format_convert_targets(const trowel_format *f);
 
-/* One "-O key=value" option a format takes when it is read (extract) or
- * converted. Each format declares its options once, in one table; the
- * library checks options against it and tools list it. */
+/* What an option's value must be; the library refuses any other value
+ * (TROWEL_ERR_USAGE) before the format sees it. */
+typedef enum trowel_option_type {
+    TROWEL_OPTION_STRING = 0, /* any text: a name, a file, a number the format reads */
+    TROWEL_OPTION_BOOL,       /* 0 or 1 */
+    TROWEL_OPTION_UINT,       /* decimal digits, from min to max */
+    TROWEL_OPTION_INT,        /* decimal digits after an optional '-', from min to max */
+    TROWEL_OPTION_CHOICE      /* one of choices */
+} trowel_option_type;
+
+/* One "-O key=value" option a format takes when it is read (extract),
+ * converted or created. Each format declares its options once, in one
+ * table; the library checks options against it (key, then value) and tools
+ * list it. */
 typedef struct trowel_option_info {
     const char *key;
     const char *value;   /* what the value is, e.g. "0|1", "N", "FILE" */
     const char *help;    /* what it does, one line */
     const char *targets; /* the convert targets it applies to, space
-                            separated; NULL: a reading option */
+                            separated; "create": a create option; NULL: a
+                            reading option */
+    trowel_option_type type;
+    int64_t min, max;    /* UINT and INT: the values allowed (both 0: any) */
+    const char *choices; /* CHOICE: the values allowed, '|' separated */
+    const char *def;     /* the value taken when the option is not given, as
+                            text; NULL when it depends on the input or on
+                            other options (the help says how) */
 } trowel_option_info;
 
-/* The format's reading and convert options, in order: index from 0 until
- * NULL. */
+/* The format's reading, convert and create options, in order: index from 0
+ * until NULL. */
 const trowel_option_info *trowel_format_option_at(const trowel_format *f, size_t index);
 
 /* Asks every format to bid for the input as it is (no filters: see

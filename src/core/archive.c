@@ -23,7 +23,10 @@ const char *trowel_format_id(const trowel_format *f) { return f->id; }
 const char *trowel_format_family(const trowel_format *f) { return f->family; }
 const char *trowel_format_description(const trowel_format *f) { return f->description; }
 const char *trowel_format_extensions(const trowel_format *f) { return f->extensions; }
-const char *trowel_format_create_options(const trowel_format *f) { return f->create_options; }
+const char *trowel_format_create_options(const trowel_format *f)
+{
+    return f->create_options ? f->create_options : "";
+}
 const char *trowel_format_convert_targets(const trowel_format *f) { return f->convert_targets; }
 
 unsigned trowel_format_caps(const trowel_format *f)
@@ -797,6 +800,9 @@ trowel_status trowel_create_build(trowel_ctx *ctx, const trowel_format *f,
     trowel_source *sources = NULL;
     const char **options = NULL;
     trowel_status s = take_keep_last(ctx, &job, &options);
+    if (s == TROWEL_OK) /* the format's "create" rows: it reads only checked values */
+        s = trowel_options_check_format(ctx, f, "create", with_sources->options,
+                                        with_sources->option_count);
     if (s == TROWEL_OK && manifest && p->source_count == 0)
         s = sources_from_manifest(ctx, manifest, p->base_dir, &sources, &with_sources->source_count);
     if (sources)

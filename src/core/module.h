@@ -29,11 +29,14 @@ struct trowel_format {
     const char *description;
     const char *extensions;
     unsigned caps;
-    const char *create_options;  /* help text, "" if none */
+    /* What create takes besides its -O options (those are rows of options,
+     * targets "create"), as lines; NULL or "" if nothing. */
+    const char *create_options;
     const char *convert_targets; /* besides "json", "" if none */
-    /* Reading and convert options (-O), ending with a {NULL} row; NULL:
-     * none. The archive layer checks options against it before set_options
-     * or convert runs, so those only read the values. */
+    /* Reading, convert and create options (-O), ending with a {NULL} row;
+     * NULL: none. The archive layer checks options against it before
+     * set_options, convert or create runs, so those only read the values
+     * (trowel_options_parse and the typed getters). */
     const trowel_option_info *options;
 
     /* Looks at the input through r (a reader over the whole input) and
@@ -111,6 +114,55 @@ struct trowel_format {
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };
+
+/* ---- options: the -O values, checked against the format's rows (core/options.c) */
+
+/* The options given for one use of a format (reading: target NULL; a convert
+ * target; or "create"), once trowel_options_parse has checked every one
+ * against the rows: the getters then cannot meet a bad value. It points into
+ * the rows and the strings given, so it lives no longer than they do, and
+ * needs no freeing. */
+typedef struct trowel_option_values {
+    const trowel_option_info *rows;
+    const char *target;
+    const char *const *opts;
+    size_t n;
+} trowel_option_values;
+
+/* Checks each "key=value" of opts against the rows of f that apply to target:
+ * TROWEL_ERR_USAGE for one not of that form, an unknown key (the message
+ * names the format and the valid keys), a bad number, one out of range, or
+ * a word not among the choices. A key given twice is checked twice; the
+ * getters take the last. */
+trowel_status trowel_options_parse(trowel_ctx *ctx, const trowel_format *f, const char *target,
+                                   const char *const *opts, size_t n, trowel_option_values *out);
+/* The same against rows of one's own (a codec's), owner naming them. */
+trowel_status trowel_options_parse_rows(trowel_ctx *ctx, const char *owner,
+                                        const trowel_option_info *rows, const char *target,
+                                        const char *const *opts, size_t n,
+                                        trowel_option_values *out);
+/* The values of options core has already checked against rows (create,
+ * set_options and convert receive only those), for the getters. rows may
+ * be NULL in shared code that serves several formats' tables (whose rows
+ * did the checking): the getters then find no defaults. */
+static inline trowel_option_values trowel_option_values_of(const trowel_option_info *rows,
+                                                           const char *target,
+                                                           const char *const *opts, size_t n)
+{
+    return (trowel_option_values){rows, target, opts, n};
+}
+/* Getters: the last value given for key, else the row's default (def), else
+ * 0, false or NULL. key must be one of the rows for the values' target. */
+bool trowel_option_given(const trowel_option_values *v, const char *key);
+uint64_t trowel_option_uint(const trowel_option_values *v, const char *key);
+int64_t trowel_option_int(const trowel_option_values *v, const char *key);
+bool trowel_option_bool(const trowel_option_values *v, const char *key);
+const char *trowel_option_str(const trowel_option_values *v, const char *key);
+/* A repeatable option: each value given for key in turn, from *pos (start
+ * at 0); NULL after the last. */
+const char *trowel_option_next(const trowel_option_values *v, const char *key, size_t *pos);
+/* True when the row's default (if any) is a value the row itself allows. */
+bool trowel_option_row_valid(const trowel_option_info *o);
 
 struct trowel_stream_codec;
 

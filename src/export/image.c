@@ -62,18 +62,19 @@ trowel_status trowel_image_option_uint(trowel_ctx *ctx, const char *const *opts,
                                        const char *key, unsigned long max, unsigned long *v,
                                        bool *given)
 {
-    const char *text = trowel_options_get(opts, nopts, key);
+    /* the format's rows (TROWEL_IMAGE_PNG_OPTIONS, SCUMM_COSTUME_OPTIONS)
+     * made it a number from 0 to their max, which max repeats */
+    trowel_option_values o = trowel_option_values_of(NULL, NULL, opts, nopts);
     if (given)
-        *given = text != NULL;
-    if (!text)
+        *given = trowel_option_given(&o, key);
+    if (!trowel_option_given(&o, key))
         return TROWEL_OK;
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(text, &end, 10);
-    if (!isdigit((unsigned char)text[0]) || *end || errno || n > max)
+    uint64_t n = trowel_option_uint(&o, key);
+    if (n > max)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "%s=%s: expected a number from 0 to %lu", key, text, max);
-    *v = n;
+                           "%s=%llu: expected a number from 0 to %lu", key, (unsigned long long)n,
+                           max);
+    *v = (unsigned long)n;
     return TROWEL_OK;
 }
 

@@ -70,10 +70,12 @@ trowel_status trowel_image_atlas(const trowel_frames *f, const trowel_sheet *pla
 
 /* The png target's options, rows of each image format's option table. */
 #define TROWEL_IMAGE_PNG_OPTIONS(palette_help)                                               \
-    {"frame", "N", "one frame (from 0) instead of a sheet of them all", "png"},               \
-    {"palette", "FILE", palette_help, "png"},                                                \
+    {"frame", "N", "one frame (from 0) instead of a sheet of them all", "png",                \
+     .type = TROWEL_OPTION_UINT},                                                            \
+    {"palette", "FILE", palette_help, "png", .type = TROWEL_OPTION_STRING},                   \
     {"transparent", "N|none", "the colour index drawn transparent (none: every colour opaque)", \
-     "png"},                                                                                 \
-    {"columns", "N", "frames per row of the sheet (default: about square)", "png"}
+     "png", .type = TROWEL_OPTION_STRING},                                                   \
+    {"columns", "N", "frames per row of the sheet (default: about square)", "png",            \
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = 4096}
 
 #endif

@@ -10,6 +10,9 @@
 
 #include <trowel/trowel.h>
 
+#include <stdlib.h>
+#include <unistd.h>
+
 /* True when list (space separated) holds word. */
 static int word_in(const char *list, const char *word, size_t n)
 {
@@ -24,7 +27,7 @@ static int word_in(const char *list, const char *word, size_t n)
 
 static void test_option_rows_are_complete_and_for_real_targets(void)
 {
-    size_t rows = 0;
+    size_t rows = 0, creates = 0;
     for (size_t i = 0; i < trowel_format_count(); i++) {
         const trowel_format *f = trowel_format_at(i);
         const trowel_option_info *o;
@@ -32,7 +35,15 @@ static void test_option_rows_are_complete_and_for_real_targets(void)
             CHECK(o->key[0] && !strchr(o->key, '=') && !strchr(o->key, ' '));
             CHECK(o->value && o->value[0]);
             CHECK(o->help && o->help[0] && !strchr(o->help, '\n'));
-            if (o->targets) {
+            creates += o->targets && strcmp(o->targets, "create") == 0;
+            CHECK(trowel_option_row_valid(o)); /* its default is a value it allows */
+            if (o->type == TROWEL_OPTION_CHOICE)
+                CHECK((o->choices ? o->choices : o->value)[0]);
+            if (o->type == TROWEL_OPTION_UINT)
+                CHECK(o->min >= 0 && o->min <= o->max);
+            if (o->targets && strcmp(o->targets, "create") == 0) {
+                CHECK(f->create != NULL); /* a create option of a format that creates */
+            } else if (o->targets) {
                 const char *t = o->targets;
                 CHECK(t[0]);
                 while (*t) {
@@ -50,6 +61,7 @@ static void test_option_rows_are_complete_and_for_real_targets(void)
         CHECK(trowel_format_option_at(f, SIZE_MAX) == NULL);
     }
     CHECK(rows >= 7); /* vsif raw, the four png keys, glyphmap columns, wav rate */
+    CHECK(creates >= 20); /* vpp 9, vsif 4, tres-wtd 4, cine-volcnf 3, szdd 2, cine-part 1 */
 }
 
 /* A cine-set of one 8x1 frame, as test_cine_assets builds it. */
@@ -95,5 +107,152 @@ static void test_convert_checks_keys_against_the_table(void)
     trowel_ctx_free(ctx);
 }
 
+/* A table of every type, as a format declares one. */
+static const trowel_option_info demo_rows[] = {
+    {"flag", "0|1", "a bool", "create", .type = TROWEL_OPTION_BOOL, .def = "1"},
+    {"count", "N", "a number", "create", .type = TROWEL_OPTION_UINT, .min = 2, .max = 300,
+     .def = "16"},
+    {"shift", "N", "a signed number", "create", .type = TROWEL_OPTION_INT, .min = -8, .max = 8},
+    {"any", "N", "any number from 0", "create", .type = TROWEL_OPTION_UINT},
+    {"kind", "a|bb|c", "a choice", "create", .type = TROWEL_OPTION_CHOICE, .def = "bb"},
+    {"name", "NAME", "text, repeatable", "create", .type = TROWEL_OPTION_STRING},
+    {"raw", "0|1", "a reading option", NULL, .type = TROWEL_OPTION_BOOL},
+    {NULL},
+};
+
+/* Parses opts against demo_rows for create: the status, and the message
+ * in msg when it fails. */
+static trowel_status demo_parse(trowel_ctx *ctx, const char *const *opts, size_t n,
+                                trowel_option_values *v)
+{
+    return trowel_options_parse_rows(ctx, "demo", demo_rows, "create", opts, n, v);
+}
+
+static void refused(trowel_ctx *ctx, const char *opt, const char *message)
+{
+    trowel_option_values v;
+    const char *opts[] = {opt};
+    CHECK(demo_parse(ctx, opts, 1, &v) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, message);
+}
+
+static void test_each_type_is_checked(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    refused(ctx, "flag=2", "option 'flag=2' for creating demo: flag= takes 0 or 1");
+    refused(ctx, "flag=", "option 'flag=' for creating demo: flag= takes 0 or 1");
+    refused(ctx, "count=1", "option 'count=1' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "count=301",
+            "option 'count=301' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "count=12x",
+            "option 'count=12x' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "count=-3", "option 'count=-3' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "count= 5", "option 'count= 5' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "count=+5", "option 'count=+5' for creating demo: count= takes a number from 2 to 300");
+    refused(ctx, "shift=-9", "option 'shift=-9' for creating demo: shift= takes a number from -8 to 8");
+    refused(ctx, "any=-1", "option 'any=-1' for creating demo: any= takes a number from 0 up");
+    refused(ctx, "any=99999999999999999999",
+            "option 'any=99999999999999999999' for creating demo: any= takes a number from 0 up");
+    refused(ctx, "kind=b", "option 'kind=b' for creating demo: kind= takes one of a|bb|c");
+    refused(ctx, "kind=a|bb", "option 'kind=a|bb' for creating demo: kind= takes one of a|bb|c");
+    refused(ctx, "nokey=1",
+            "unknown option 'nokey' for creating demo; valid: flag, count, shift, any, kind, name");
+    refused(ctx, "raw=1", /* a reading option is not a create option */
+            "unknown option 'raw' for creating demo; valid: flag, count, shift, any, kind, name");
+    refused(ctx, "count", "option 'count' is not of the form key=value");
+
+    trowel_option_values v;
+    const char *none[] = {"x=1"};
+    CHECK(trowel_options_parse_rows(ctx, "demo", demo_rows, "png", none, 1, &v) ==
+          TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "unknown option 'x' for demo: it takes no convert options to png");
+    CHECK(trowel_options_parse_rows(ctx, "demo", demo_rows, NULL, none, 1, &v) ==
+          TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, "unknown option 'x' for demo; valid: raw");
+    trowel_ctx_free(ctx);
+}
+
+static void test_typed_values_and_defaults(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_option_values v;
+    /* nothing given: the rows' defaults, else 0, false, NULL */
+    REQUIRE(demo_parse(ctx, NULL, 0, &v) == TROWEL_OK);
+    CHECK(trowel_option_bool(&v, "flag"));
+    CHECK(!trowel_option_given(&v, "flag"));
+    CHECK(trowel_option_uint(&v, "count") == 16);
+    CHECK(trowel_option_int(&v, "shift") == 0);
+    CHECK_STR(trowel_option_str(&v, "kind"), "bb");
+    CHECK(trowel_option_str(&v, "name") == NULL);
+
+    /* given: each type read back; a key given twice is checked twice and
+     * the last one counts (as trowel_options_get always did) */
+    const char *opts[] = {"flag=0", "count=300", "shift=-8", "any=18446744073709551", "kind=c",
+                          "name=first", "count=002", "name=second"};
+    REQUIRE(demo_parse(ctx, opts, 8, &v) == TROWEL_OK);
+    CHECK(!trowel_option_bool(&v, "flag"));
+    CHECK(trowel_option_given(&v, "flag"));
+    CHECK(trowel_option_uint(&v, "count") == 2);
+    CHECK(trowel_option_int(&v, "shift") == -8);
+    CHECK(trowel_option_uint(&v, "any") == 18446744073709551u);
+    CHECK_STR(trowel_option_str(&v, "kind"), "c");
+    CHECK_STR(trowel_option_str(&v, "name"), "second");
+    size_t pos = 0;
+    CHECK_STR(trowel_option_next(&v, "name", &pos), "first");
+    CHECK_STR(trowel_option_next(&v, "name", &pos), "second");
+    CHECK(trowel_option_next(&v, "name", &pos) == NULL);
+
+    const char *twice[] = {"count=5", "count=400"}; /* the bad one is refused, first or last */
+    CHECK(demo_parse(ctx, twice, 2, &v) == TROWEL_ERR_USAGE);
+    trowel_ctx_free(ctx);
+}
+
+/* create checks its options against the format's create rows before the
+ * format runs: unknown keys name the valid ones, values are checked. */
+static void test_create_checks_the_create_rows(void)
+{
+    char path[] = "/tmp/trowel-test-options-XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    REQUIRE(write(fd, "hello", 5) == 5);
+    close(fd);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *out = NULL;
+    REQUIRE(trowel_sink_open_memory(ctx, &out) == TROWEL_OK);
+    const trowel_format *szdd = trowel_format_find("szdd");
+    REQUIRE(szdd != NULL);
+    trowel_source src = {.name = "HELLO.TXT", .path = path};
+    const char *unknown[] = {"level=9"};
+    trowel_create_params p = {.sources = &src, .source_count = 1, .options = unknown,
+                              .option_count = 1};
+    CHECK(trowel_create(ctx, szdd, &p, out) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "unknown option 'level' for creating szdd; valid: variant, missing");
+    const char *bad[] = {"variant=fancy"};
+    p.options = bad;
+    CHECK(trowel_create(ctx, szdd, &p, out) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "option 'variant=fancy' for creating szdd: variant= takes one of normal|qbasic");
+    size_t n = 1;
+    trowel_sink_data(out, &n);
+    CHECK(n == 0); /* nothing written */
+    const char *good[] = {"variant=qbasic"};
+    p.options = good;
+    CHECK(trowel_create(ctx, szdd, &p, out) == TROWEL_OK);
+    const uint8_t *b = trowel_sink_data(out, &n);
+    CHECK(n > 12 && memcmp(b, "SZ \x88\xf0'3\xd1", 8) == 0); /* the QBasic magic */
+
+    const char *none[] = {"x=1"};
+    p.options = none;
+    CHECK(trowel_create(ctx, trowel_format_find("groff"), &p, out) == TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message,
+              "unknown option 'x' for groff: it takes no create options");
+    trowel_sink_discard(out);
+    trowel_ctx_free(ctx);
+    unlink(path);
+}
+
 TEST_MAIN(TEST(test_option_rows_are_complete_and_for_real_targets),
-          TEST(test_convert_checks_keys_against_the_table))
+          TEST(test_convert_checks_keys_against_the_table), TEST(test_each_type_is_checked),
+          TEST(test_typed_values_and_defaults), TEST(test_create_checks_the_create_rows))

@@ -189,7 +189,7 @@ static trowel_status bg_convert(trowel_archive *a, const char *target, const cha
 }
 
 
-static const trowel_option_info bg_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+static const trowel_option_info bg_options[] = {CINE_PNG_OPTIONS, {NULL}};
 
 const trowel_format trowel_format_cine_bg = {
     .id = "cine-bg",

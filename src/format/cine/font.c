@@ -206,8 +206,9 @@ static trowel_status font_convert(trowel_archive *a, const char *target, const c
 
 static const trowel_option_info font_options[] = {
     CINE_PNG_OPTIONS,
-    {"columns", "N", "glyphs per row of the map (default 16)", "glyphmap"},
-    {NULL, NULL, NULL, NULL},
+    {"columns", "N", "glyphs per row of the map (default 16)", "glyphmap",
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = 4096, .def = "16"},
+    {NULL},
 };
 
 const trowel_format trowel_format_cine_font = {

@@ -71,7 +71,7 @@ static trowel_status msk_convert(trowel_archive *a, const char *target, const ch
 }
 
 
-static const trowel_option_info msk_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+static const trowel_option_info msk_options[] = {CINE_PNG_OPTIONS, {NULL}};
 
 const trowel_format trowel_format_cine_msk = {
     .id = "cine-msk",

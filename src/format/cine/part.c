@@ -361,7 +361,13 @@ static void part_close(trowel_archive *a)
 
 /* ---------------------------------------------------------------- creating */
 
-static const char *const create_keys[] = {"method", NULL};
+/* -O options (create's): core checks them against these rows first. */
+static const trowel_option_info part_options[] = {
+    {.key = "method", .value = "auto|stored",
+     .help = "pack entries where that shrinks them (default), or store every entry as it is",
+     .targets = "create", .type = TROWEL_OPTION_CHOICE, .def = "auto"},
+    {NULL},
+};
 
 typedef struct new_entry {
     uint8_t field[PART_NAME_FIELD];
@@ -475,20 +481,16 @@ static trowel_status write_part(trowel_ctx *ctx, const new_entry *ne, size_t n, 
 static trowel_status part_create(trowel_ctx *ctx, const trowel_create_params *p,
                                  json_object *manifest, trowel_sink *out)
 {
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
-    if (s != TROWEL_OK)
-        return s;
-    const char *method = trowel_options_get(p->options, p->option_count, "method");
-    if (method && strcmp(method, "auto") != 0 && strcmp(method, "stored") != 0)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "method must be auto or stored, not '%s'", method);
+    trowel_status s = TROWEL_OK;
+    trowel_option_values o =
+        trowel_option_values_of(part_options, "create", p->options, p->option_count);
     if (p->source_count > 0xFFFF)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "a part file holds at most 65535 entries (%zu given)", p->source_count);
     new_entry *ne = trowel_mem_calloc(ctx, p->source_count ? p->source_count : 1, sizeof *ne);
     if (!ne)
         return ctx->last_error.status;
-    bool never_pack = method && strcmp(method, "stored") == 0;
+    bool never_pack = strcmp(trowel_option_str(&o, "method"), "stored") == 0;
     for (size_t i = 0; s == TROWEL_OK && i < p->source_count; i++) {
         trowel_set_entry(ctx, p->sources[i].name);
         s = build_entry(ctx, &p->sources[i], manifest_entry(manifest, i), never_pack, &ne[i]);
@@ -511,8 +513,7 @@ const trowel_format trowel_format_cine_part = {
     .description = "Delphine Cinematique part file (Future Wars, Operation Stealth resources)",
     .extensions = "",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_CREATE | TROWEL_CAP_VERIFY | TROWEL_CAP_MANIFEST,
-    .create_options = "method=auto|stored: pack entries where that shrinks them (default), "
-                      "or store every entry as it is",
+    .options = part_options,
     .convert_targets = "",
     .bid = part_bid,
     .open = part_open,

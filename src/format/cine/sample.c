@@ -68,22 +68,11 @@ static trowel_status sample_open(trowel_archive *a, trowel_reader *r)
     return TROWEL_OK;
 }
 
-static trowel_status read_rate(trowel_ctx *ctx, const char *const *opts, size_t nopts,
-                               uint32_t *rate)
-{
-    const char *text = trowel_options_get(opts, nopts, "rate");
-    *rate = DEFAULT_RATE;
-    if (!text)
-        return TROWEL_OK;
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(text, &end, 10);
-    if (!isdigit((unsigned char)text[0]) || *end || errno || v == 0 || v > MAX_RATE)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "rate=%s: expected samples per second from 1 to %u", text, MAX_RATE);
-    *rate = (uint32_t)v;
-    return TROWEL_OK;
-}
+static const trowel_option_info sample_options[] = {
+    {"rate", "N", "samples per second written in the WAV header (default 8287)", "wav",
+     .type = TROWEL_OPTION_UINT, .min = 1, .max = MAX_RATE, .def = "8287"},
+    {NULL},
+};
 
 static trowel_status sample_convert(trowel_archive *a, const char *target, const char *const *opts,
                                     size_t nopts, trowel_sink *out)
@@ -91,20 +80,14 @@ static trowel_status sample_convert(trowel_archive *a, const char *target, const
     if (strcmp(target, "wav") != 0)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "cine-sample converts to wav or json, not %s", target);
-    uint32_t rate;
-    trowel_status s = read_rate(a->ctx, opts, nopts, &rate);
-    if (s != TROWEL_OK)
-        return s;
+    /* rate= was checked against sample_options (1 to MAX_RATE, default 8287) */
+    trowel_option_values o = trowel_option_values_of(sample_options, target, opts, nopts);
+    uint32_t rate = (uint32_t)trowel_option_uint(&o, "rate");
     trowel_reader r;
     trowel_reader_init(&r, a->ctx, a->in);
     return trowel_wav_write_reader(a->ctx, out, &r, rate, true);
 }
 
-
-static const trowel_option_info sample_options[] = {
-    {"rate", "N", "samples per second written in the WAV header (default 8287)", "wav"},
-    {NULL, NULL, NULL, NULL},
-};
 
 const trowel_format trowel_format_cine_sample = {
     .id = "cine-sample",

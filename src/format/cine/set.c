@@ -211,7 +211,7 @@ static trowel_status set_convert(trowel_archive *a, const char *target, const ch
 }
 
 
-static const trowel_option_info set_options[] = {CINE_PNG_OPTIONS, {NULL, NULL, NULL, NULL}};
+static const trowel_option_info set_options[] = {CINE_PNG_OPTIONS, {NULL}};
 
 const trowel_format trowel_format_cine_set = {
     .id = "cine-set",

@@ -531,7 +531,18 @@ static void vol_close(trowel_archive *a)
 
 /* ---------------------------------------------------------- create */
 
-static const char *const create_keys[] = {"names", "compress", "disk", NULL};
+/* -O options (create's): core checks them against these rows first. */
+static const trowel_option_info vol_options[] = {
+    {.key = "names", .value = "11|13",
+     .help = "width of the file names (default 13, 11 with compress=1)", .targets = "create",
+     .type = TROWEL_OPTION_CHOICE},
+    {.key = "compress", .value = "0|1",
+     .help = "pack the body behind an ABASECP header (default 0)", .targets = "create",
+     .type = TROWEL_OPTION_BOOL, .def = "0"},
+    {.key = "disk", .value = "N", .help = "disk number recorded for every volume (default 1)",
+     .targets = "create", .type = TROWEL_OPTION_UINT, .min = 0, .max = 32767, .def = "1"},
+    {NULL},
+};
 
 static const char *base_name(const char *path)
 {
@@ -671,31 +682,13 @@ static trowel_status vol_create(trowel_ctx *ctx, const trowel_create_params *p,
                                 json_object *manifest, trowel_sink *out)
 {
     (void)manifest;
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
-    if (s != TROWEL_OK)
-        return s;
-    const char *names = trowel_options_get(p->options, p->option_count, "names");
-    const char *compress = trowel_options_get(p->options, p->option_count, "compress");
-    const char *disk_opt = trowel_options_get(p->options, p->option_count, "disk");
-    bool packed = compress && strcmp(compress, "0") != 0;
-    if (compress && strcmp(compress, "0") != 0 && strcmp(compress, "1") != 0)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "compress takes 0 or 1");
-    unsigned width = packed ? 11 : 13;
-    if (names && strcmp(names, "11") == 0)
-        width = 11;
-    else if (names && strcmp(names, "13") == 0)
-        width = 13;
-    else if (names)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "names takes 11 or 13");
-    int disk = 1;
-    if (disk_opt) {
-        char *end;
-        long d = strtol(disk_opt, &end, 10);
-        if (*end || end == disk_opt || d < 0 || d > 32767)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "disk takes a number from 0 to 32767");
-        disk = (int)d;
-    }
+    trowel_option_values o =
+        trowel_option_values_of(vol_options, "create", p->options, p->option_count);
+    bool packed = trowel_option_bool(&o, "compress");
+    unsigned width = trowel_option_given(&o, "names") ? (unsigned)trowel_option_uint(&o, "names")
+                                                      : packed ? 11 : 13;
+    int disk = (int)trowel_option_uint(&o, "disk");
+    trowel_status s;
     if (p->source_count == 0 || p->source_count > 0x7fff)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "VOL.CNF needs 1 to 32767 part files (%zu given)", p->source_count);
@@ -747,9 +740,7 @@ const trowel_format trowel_format_cine_volcnf = {
                    "ABASECP-packed); extracts the volumes beside it",
     .extensions = ".cnf",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_CREATE | TROWEL_CAP_VERIFY,
-    .create_options = "names=11|13: width of the file names (default 13, 11 with compress=1)\n"
-                      "compress=0|1: pack the body behind an ABASECP header (default 0)\n"
-                      "disk=N: disk number recorded for every volume (default 1)",
+    .options = vol_options,
     .convert_targets = "",
     .bid = vol_bid,
     .open = vol_open,

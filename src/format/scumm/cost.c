@@ -374,7 +374,7 @@ static trowel_status cost_open(trowel_archive *a, trowel_reader *r)
 
 #include "create_cost.inc"
 
-static const trowel_option_info cost_options[] = {SCUMM_COSTUME_OPTIONS, {NULL, NULL, NULL, NULL}};
+static const trowel_option_info cost_options[] = {SCUMM_COSTUME_OPTIONS, {NULL}};
 
 const trowel_format trowel_format_scumm_cost = {
     .id = "scumm-cost",

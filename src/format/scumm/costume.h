@@ -178,8 +178,11 @@ struct json_object *scumm_aksq_disassemble(const scumm_costume *c);
 
 #define SCUMM_COSTUME_OPTIONS                                                                  \
     {"palette", "FILE", "room colours from FILE: a CLUT, PALS or APAL block as extract "      \
-                        "writes it, 768 bytes of RGB, or an indexed PNG or a GIF", "png gif"}, \
-    {"delay", "CS", "GIF frame delay in hundredths of a second (default 10)", "gif"},          \
-    {"columns", "N", "pictures per row of the sheet (default: about square)", "png"}
+                        "writes it, 768 bytes of RGB, or an indexed PNG or a GIF", "png gif",  \
+     .type = TROWEL_OPTION_STRING},                                                            \
+    {"delay", "CS", "GIF frame delay in hundredths of a second (default 10)", "gif",           \
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = 65535, .def = "10"},                         \
+    {"columns", "N", "pictures per row of the sheet (default: about square)", "png",           \
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = 4096}
 
 #endif

@@ -981,12 +981,15 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
 }
 
 static const trowel_option_info res_options[] = {
-    {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif"},
-    {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif"},
+    {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif",
+     .type = TROWEL_OPTION_STRING}, /* checked in res_convert_folder, naming costumes */
+    {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif",
+     .type = TROWEL_OPTION_STRING},
     {"room", "N", "colours from room N's palette (default: the costume's room, or else the "
-                  "first room whose palette shows it)", "png gif"},
+                  "first room whose palette shows it)", "png gif",
+     .type = TROWEL_OPTION_STRING}, /* checked in res_convert_folder, naming rooms */
     SCUMM_COSTUME_OPTIONS,
-    {NULL, NULL, NULL, NULL}};
+    {NULL}};
 
 /* ---------------------------------------------------------------- table */
 

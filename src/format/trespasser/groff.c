@@ -822,10 +822,7 @@ static trowel_status write_groff(const new_groff *g, trowel_sink *out)
 static trowel_status groff_create(trowel_ctx *ctx, const trowel_create_params *p,
                                   json_object *manifest, trowel_sink *out)
 {
-    static const char *const keys[] = {NULL};
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, keys);
-    if (s != TROWEL_OK)
-        return s;
+    trowel_status s = TROWEL_OK; /* it takes no options: core refused any given */
     if (p->source_count > 0x7FFFFFF)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "too many sections");
     new_groff g = {.section_count = p->source_count};
@@ -852,10 +849,10 @@ static trowel_status groff_create(trowel_ctx *ctx, const trowel_create_params *p
 
 static const trowel_option_info groff_options[] = {
     {"object", "NAME", "only this object (its name in .region), in its own coordinates",
-     "obj glb mtl"},
+     "obj glb mtl", .type = TROWEL_OPTION_STRING},
     {"mtl", "NAME", "the material library the OBJ names (default: the input's name + .mtl)",
-     "obj"},
-    {NULL, NULL, NULL, NULL},
+     "obj", .type = TROWEL_OPTION_STRING},
+    {NULL},
 };
 
 const trowel_format trowel_format_groff = {

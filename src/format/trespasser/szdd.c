@@ -232,7 +232,15 @@ static void szdd_close(trowel_archive *a)
 
 /* -------------------------------------------------------------- creating */
 
-static const char *const create_keys[] = {"variant", "missing", NULL};
+/* -O options (create's): core checks them against these rows first. */
+static const trowel_option_info szdd_options[] = {
+    {.key = "variant", .value = "normal|qbasic", .help = "header kind (default normal)",
+     .targets = "create", .type = TROWEL_OPTION_CHOICE},
+    {.key = "missing", .value = "C|none",
+     .help = "the name's last character to record (default: the source name's, in lower case)",
+     .targets = "create"},
+    {NULL},
+};
 
 /* The settings for a new file: options override the manifest, which
  * overrides what the source's name suggests. */
@@ -297,13 +305,11 @@ static trowel_status write_header(trowel_sink *out, const szdd_header *h)
 static trowel_status szdd_create(trowel_ctx *ctx, const trowel_create_params *p,
                                  json_object *manifest, trowel_sink *out)
 {
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
-    if (s != TROWEL_OK)
-        return s;
     if (p->source_count != 1)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "an SZDD file holds exactly one file (%zu given)", p->source_count);
     szdd_header h;
+    trowel_status s;
     if ((s = creation_settings(ctx, p, manifest, &h)) != TROWEL_OK)
         return s;
     trowel_set_entry(ctx, p->sources[0].name);
@@ -332,9 +338,7 @@ const trowel_format trowel_format_szdd = {
     .description = "MS COMPRESS.EXE single-file archive (SZDD, incl. QBasic variant)",
     .extensions = "*_ .grf",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_MANIFEST,
-    .create_options = "variant=normal|qbasic: header kind (default normal)\n"
-                      "missing=C|none: the name's last character to record (default: the "
-                      "source name's, in lower case)",
+    .options = szdd_options,
     .convert_targets = "",
     .bid = szdd_bid,
     .open = szdd_open,

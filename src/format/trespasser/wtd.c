@@ -527,20 +527,46 @@ static trowel_status wtd_verify(trowel_archive *a)
     return TROWEL_OK;
 }
 
+/* -O options: convert's and create's; core checks them against these rows
+ * first (ranges here are the widest; a terrain's own extent is checked
+ * where it is known). */
+static const trowel_option_info wtd_options[] = {
+    {"width", "N", "vertex columns to keep, from the left (default: the whole extent and its "
+                   "last column); a mesh is then a full-resolution grid", "png obj glb",
+     .type = TROWEL_OPTION_UINT, .min = 1, .max = TROWEL_WAVELET_MAX_SIDE + 1},
+    {"height", "N", "vertex rows to keep, from row 0 (default: the whole extent and its last "
+                    "row)", "png obj glb",
+     .type = TROWEL_OPTION_UINT, .min = 1, .max = TROWEL_WAVELET_MAX_SIDE + 1},
+    {"grid", "N", "a mesh sampled on N x N cells (a power of two) instead of the quad tree's "
+                  "own vertices and leaves", "obj glb",
+     .type = TROWEL_OPTION_UINT, .min = 1, .max = TROWEL_WAVELET_MAX_SIDE},
+    {"shade", "1", "an 8-bit hill-shaded preview (north up) instead of the 16-bit heights",
+     "png", .type = TROWEL_OPTION_BOOL, .def = "0"},
+    {"width", "W", "width of a raw 8/16-bit height map", "create", .type = TROWEL_OPTION_UINT,
+     .min = 1, .max = TROWEL_WAVELET_MAX_SIDE},
+    {"height", "H", "height of a raw 8/16-bit height map", "create", .type = TROWEL_OPTION_UINT,
+     .min = 1, .max = TROWEL_WAVELET_MAX_SIDE},
+    {"scale", "M", "metres per height unit (default 1, or a PNG's trowel:coef-to-world)",
+     "create", .type = TROWEL_OPTION_STRING},
+    {"spacing", "M", "metres between samples (default 1)", "create",
+     .type = TROWEL_OPTION_STRING},
+    {NULL},
+};
+
 /* --------------------------------------------------------------- convert */
 
-static trowel_status option_side(trowel_ctx *ctx, const char *const *opts, size_t n,
+/* A side given as key= (core checked it is a number of the row's range),
+ * up to this terrain's limit. */
+static trowel_status option_side(trowel_ctx *ctx, const trowel_option_values *o,
                                  const char *key, uint32_t limit, uint32_t *out)
 {
-    const char *v = trowel_options_get(opts, n, key);
-    if (!v)
+    if (!trowel_option_given(o, key))
         return TROWEL_OK;
-    char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    if (*v < '0' || *v > '9' || *end || x == 0 || x > limit)
+    uint64_t x = trowel_option_uint(o, key);
+    if (x == 0 || x > limit)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "%s= takes a number from 1 to %lu, not '%s'", key,
-                           (unsigned long)limit, v);
+                           "%s= takes a number from 1 to %lu, not '%llu'", key,
+                           (unsigned long)limit, (unsigned long long)x);
     *out = (uint32_t)x;
     return TROWEL_OK;
 }
@@ -589,19 +615,6 @@ static trowel_status write_tree_mesh(trowel_archive *a, bool glb, trowel_sink *o
     return s;
 }
 
-static trowel_status option_flag(trowel_ctx *ctx, const char *const *opts, size_t n,
-                                 const char *key, bool *out)
-{
-    const char *v = trowel_options_get(opts, n, key);
-    if (!v)
-        return TROWEL_OK;
-    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "%s= takes 0 or 1, not '%s'",
-                           key, v);
-    *out = v[0] == '1';
-    return TROWEL_OK;
-}
-
 static trowel_status wtd_convert(trowel_archive *a, const char *target, const char *const *opts,
                                  size_t nopts, trowel_sink *out)
 {
@@ -614,13 +627,13 @@ static trowel_status wtd_convert(trowel_archive *a, const char *target, const ch
     if (!png && !obj && !glb)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "tres-wtd converts to png, obj, glb or json, not %s", target);
-    if ((s = option_side(a->ctx, opts, nopts, "width", n + 1, &w)) ||
-        (s = option_side(a->ctx, opts, nopts, "height", n + 1, &h)) ||
-        (s = option_side(a->ctx, opts, nopts, "grid", n, &grid)) ||
-        (s = option_flag(a->ctx, opts, nopts, "shade", &shade)))
+    trowel_option_values o = trowel_option_values_of(wtd_options, target, opts, nopts);
+    if ((s = option_side(a->ctx, &o, "width", n + 1, &w)) ||
+        (s = option_side(a->ctx, &o, "height", n + 1, &h)) ||
+        (s = option_side(a->ctx, &o, "grid", n, &grid)))
         return s;
-    bool cropped = trowel_options_get(opts, nopts, "width") ||
-                   trowel_options_get(opts, nopts, "height");
+    shade = trowel_option_bool(&o, "shade");
+    bool cropped = trowel_option_given(&o, "width") || trowel_option_given(&o, "height");
     if (grid && (grid & (grid - 1)))
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "grid= takes a power of two up to the extent %lu, not %lu",
@@ -743,10 +756,10 @@ static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p
 {
     uint32_t w = 0, h = 0;
     trowel_status s;
-    if ((s = option_side(ctx, p->options, p->option_count, "width", TROWEL_WAVELET_MAX_SIDE,
-                         &w)) ||
-        (s = option_side(ctx, p->options, p->option_count, "height", TROWEL_WAVELET_MAX_SIDE,
-                         &h)))
+    trowel_option_values o =
+        trowel_option_values_of(wtd_options, "create", p->options, p->option_count);
+    if ((s = option_side(ctx, &o, "width", TROWEL_WAVELET_MAX_SIDE, &w)) ||
+        (s = option_side(ctx, &o, "height", TROWEL_WAVELET_MAX_SIDE, &h)))
         return s;
     trowel_set_entry(ctx, p->sources[0].name);
     uint8_t *data = NULL;
@@ -985,15 +998,11 @@ done:
     return s;
 }
 
-static const char *const create_keys[] = {"width", "height", "scale", "spacing", NULL};
-
 static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
                                 struct json_object *manifest, trowel_sink *out)
 {
     (void)manifest;
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
-    if (s != TROWEL_OK)
-        return s;
+    trowel_status s;
     if (p->source_count != 1)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "a WTD terrain is made from exactly one height map (%zu given)",
@@ -1067,29 +1076,13 @@ static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
     return s;
 }
 
-static const trowel_option_info wtd_options[] = {
-    {"width", "N", "vertex columns to keep, from the left (default: the whole extent and its "
-                   "last column); a mesh is then a full-resolution grid", "png obj glb"},
-    {"height", "N", "vertex rows to keep, from row 0 (default: the whole extent and its last "
-                    "row)", "png obj glb"},
-    {"grid", "N", "a mesh sampled on N x N cells (a power of two) instead of the quad tree's "
-                  "own vertices and leaves", "obj glb"},
-    {"shade", "1", "an 8-bit hill-shaded preview (north up) instead of the 16-bit heights",
-     "png"},
-    {NULL, NULL, NULL, NULL},
-};
-
 const trowel_format trowel_format_tres_wtd = {
     .id = "tres-wtd",
     .family = "trespasser",
     .description = "Trespasser wavelet terrain (WTD quad tree)",
     .extensions = ".wtd",
     .caps = TROWEL_CAP_VERIFY, /* verify decodes the whole tree */
-    .create_options = "width=W, height=H: size of a raw 8/16-bit height map\n"
-                      "scale=M: metres per height unit (default 1, or a PNG's "
-                      "trowel:coef-to-world)\n"
-                      "spacing=M: metres between samples (default 1)\n"
-                      "a PNG's trowel:height-offset/-scale, trowel:tres-wtd-extent and "
+    .create_options = "a PNG's trowel:height-offset/-scale, trowel:tres-wtd-extent and "
                       "-mapping text chunks (trowel's own pictures) are read back",
     .convert_targets = "png obj glb",
     .options = wtd_options,

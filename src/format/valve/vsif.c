@@ -1096,8 +1096,18 @@ static trowel_status vsif_set_names(trowel_archive *a, const char *path)
 
 static const trowel_option_info vsif_options[] = {
     {"raw", "0|1", "1: extract scenes as stored (BVCD, named .bvcd), not as text VCD (as --raw)",
-     NULL},
-    {NULL, NULL, NULL, NULL},
+     NULL, .type = TROWEL_OPTION_BOOL, .def = "0"},
+    {"version", "2|3", "image version (default 2, or the base image's)", "create",
+     .type = TROWEL_OPTION_CHOICE},
+    {"compress", "auto|lzma|none", "LZMA per scene, kept only when smaller (default auto)",
+     "create", .type = TROWEL_OPTION_CHOICE},
+    {"summary", "double|float",
+     "round scene lengths in double (default) or single precision (an L4D2-branch rule; "
+     "default: the base's or manifest's)", "create", .type = TROWEL_OPTION_CHOICE},
+    {"base", "IMAGE", "start from IMAGE; sources add or replace scenes, the rest are kept as "
+                      "stored (bytes, summaries, string pool order)", "create",
+     .type = TROWEL_OPTION_STRING},
+    {NULL},
 };
 
 const trowel_format trowel_format_vsif = {
@@ -1106,13 +1116,6 @@ const trowel_format trowel_format_vsif = {
     .description = "Valve scenes.image (VSIF v2/v3): compiled choreography scenes",
     .extensions = ".image",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_MANIFEST,
-    .create_options =
-        "version=2|3: image version (default 2, or the base image's)\n"
-        "compress=auto|lzma|none: LZMA per scene, kept only when smaller (default auto)\n"
-        "summary=double|float: round scene lengths in double (default) or single precision "
-        "(an L4D2-branch rule; default: the base's or manifest's)\n"
-        "base=IMAGE: start from IMAGE; sources add or replace scenes, the rest are kept as "
-        "stored (bytes, summaries, string pool order)",
     .convert_targets = "",
     .options = vsif_options,
     .bid = vsif_bid,

@@ -929,20 +929,36 @@ void vpp_layout_of(trowel_archive *a, vpp_layout *L)
             memset(L->runtime, 0, sizeof L->runtime);
 }
 
-static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
-                                          "finish", "base", "delete", "asm", NULL};
-
-static trowel_status option_uint(trowel_ctx *ctx, const char *key, const char *v, unsigned long max,
-                                 unsigned *out)
-{
-    char *end;
-    unsigned long x = strtoul(v, &end, 10);
-    if (!*v || *end || x > max)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "-O %s=%s: expected a number up to %lu", key, v, max);
-    *out = (unsigned)x;
-    return TROWEL_OK;
-}
+/* -O options (create's): core checks them against these rows first. The
+ * layout's defaults come from the base or the manifest when there is one,
+ * so the rows name none. */
+static const trowel_option_info vpp_options[] = {
+    /* a number: check_layout (vpp_write.c) refuses the versions trowel does not write */
+    {"version", "1|3|4|6|10|17",
+     "packfile version (default 3, or the base's / manifest's; 1 is Red Faction's, stored files "
+     "only)", "create", .type = TROWEL_OPTION_UINT, .min = 0, .max = 99},
+    {"compressed", "0|1", "zlib (v17: LZ4) compression (default 0)", "create",
+     .type = TROWEL_OPTION_BOOL},
+    {"condensed", "0|1",
+     "no 2048-byte padding between files (default 0); with compressed=1 the data is one stream",
+     "create", .type = TROWEL_OPTION_BOOL},
+    {"align", "1|16|64|2048", "condensed alignment (default 16)", "create",
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = VPP_SECTOR},
+    {"level", "1..9", "zlib level (default 9; RFG .vpp_pc use 1)", "create",
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = 9}, /* 0 is taken as 1 */
+    {"finish", "0|1", "end a compressed+condensed stream with its Adler-32 (default 0, as the game)",
+     "create", .type = TROWEL_OPTION_BOOL},
+    {"base", "ARCHIVE",
+     "start from ARCHIVE's entries: sources replace the entries of their name (in place) or are "
+     "added at the end; untouched entries are copied as stored where the mode allows",
+     "create", .type = TROWEL_OPTION_STRING},
+    {"delete", "NAME", "with base=, leave entry NAME out (repeatable)", "create",
+     .type = TROWEL_OPTION_STRING},
+    {"asm", "FILE.asm_pc",
+     "also update FILE's container named after the output (base offset, read size, primitive "
+     "sizes), rewritten in place together with it", "create", .type = TROWEL_OPTION_STRING},
+    {NULL},
+};
 
 static bool json_get(json_object *m, const char *key, json_object **v)
 {
@@ -960,10 +976,10 @@ static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params
         version = ((const vpp_state *)base->priv)->h.version;
     if (json_get(m, "version", &v))
         version = (unsigned)json_object_get_int(v);
-    const char *o = trowel_options_get(p->options, p->option_count, "version");
-    trowel_status s = o ? option_uint(ctx, "version", o, 99, &version) : TROWEL_OK;
-    if (s != TROWEL_OK)
-        return s;
+    trowel_option_values o =
+        trowel_option_values_of(vpp_options, "create", p->options, p->option_count);
+    if (trowel_option_given(&o, "version"))
+        version = (unsigned)trowel_option_uint(&o, "version");
     if (base)
         vpp_layout_of(base, L);
     else
@@ -997,21 +1013,14 @@ static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params
     }
     static const char *const flags[] = {"compressed", "condensed", "finish"};
     bool *dst[] = {&L->compressed, &L->condensed, &L->finish};
-    for (size_t k = 0; k < 3; k++) {
-        if (!(o = trowel_options_get(p->options, p->option_count, flags[k])))
-            continue;
-        if (strcmp(o, "0") && strcmp(o, "1"))
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "-O %s=%s: expected 0 or 1",
-                               flags[k], o);
-        *dst[k] = o[0] == '1';
-    }
+    for (size_t k = 0; k < 3; k++)
+        if (trowel_option_given(&o, flags[k]))
+            *dst[k] = trowel_option_bool(&o, flags[k]);
+    if (trowel_option_given(&o, "align"))
+        L->alignment = (unsigned)trowel_option_uint(&o, "align");
     unsigned level = (unsigned)L->level;
-    if ((o = trowel_options_get(p->options, p->option_count, "align")) &&
-        (s = option_uint(ctx, "align", o, VPP_SECTOR, &L->alignment)) != TROWEL_OK)
-        return s;
-    if ((o = trowel_options_get(p->options, p->option_count, "level")) &&
-        (s = option_uint(ctx, "level", o, 9, &level)) != TROWEL_OK)
-        return s;
+    if (trowel_option_given(&o, "level"))
+        level = (unsigned)trowel_option_uint(&o, "level");
     L->level = level < 1 ? 1 : (int)level;
     if (version == 4 && L->condensed)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -1233,9 +1242,7 @@ static trowel_status padding_of_base(trowel_ctx *ctx, const trowel_create_params
 static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
                                 trowel_sink *out)
 {
-    trowel_status s = trowel_options_check(ctx, p->options, p->option_count, create_keys);
-    if (s != TROWEL_OK)
-        return s;
+    trowel_status s = TROWEL_OK;
     const char *base_path = trowel_options_get(p->options, p->option_count, "base");
     trowel_input *base_in = NULL;
     trowel_archive *base = NULL;
@@ -1312,22 +1319,7 @@ const trowel_format trowel_format_vpp = {
                    "condensed, compressed+condensed, LZ4 (v17), big-endian console files",
     .extensions = ".vpp .vpp_pc .str2_pc .vpp_xbox2 .vpp_ps3 .str2_xbox2 .str2_ps3",
     .caps = TROWEL_CAP_LIST | TROWEL_CAP_VERIFY | TROWEL_CAP_CREATE | TROWEL_CAP_MANIFEST,
-    .create_options =
-        "version=1|3|4|6|10|17: packfile version (default 3, or the base's / manifest's; 1 is "
-        "Red Faction's, stored files only)\n"
-        "compressed=0|1: zlib (v17: LZ4) compression (default 0)\n"
-        "condensed=0|1: no 2048-byte padding between files (default 0); with compressed=1 the "
-        "data is one stream\n"
-        "align=1|16|64|2048: condensed alignment (default 16)\n"
-        "level=1..9: zlib level (default 9; RFG .vpp_pc use 1)\n"
-        "finish=0|1: end a compressed+condensed stream with its Adler-32 (default 0, as the "
-        "game)\n"
-        "base=ARCHIVE: start from ARCHIVE's entries: sources replace the entries of their name "
-        "(in place) or are added at the end; untouched entries are copied as stored where the "
-        "mode allows\n"
-        "delete=NAME: with base=, leave entry NAME out (repeatable)\n"
-        "asm=FILE.asm_pc: also update FILE's container named after the output (base offset, read "
-        "size, primitive sizes), rewritten in place together with it",
+    .options = vpp_options,
     .convert_targets = "",
     .bid = vpp_bid,
     .open = vpp_open,
