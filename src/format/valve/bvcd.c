@@ -87,9 +87,10 @@ static trowel_status bvcd_open(trowel_archive *a, trowel_reader *r)
     size_t size = 0;
     if ((st = trowel_reader_load(r, &data, &size)) != TROWEL_OK)
         return st;
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool;
     size_t used = 0;
-    st = pool ? read_pool(ctx, data, size, pool, &used) : trowel_ctx_last_error(ctx)->status;
+    if ((st = choreo_pool_new(ctx, &pool)) == TROWEL_OK)
+        st = read_pool(ctx, data, size, pool, &used);
     trowel_mem_free(ctx, data);
     trowel_reader bin;
     if (st == TROWEL_OK && (st = trowel_reader_sub(r, used, trowel_reader_size(r) - used, &bin)) == TROWEL_OK)

@@ -163,12 +163,12 @@ static uint32_t hash_ci(const char *s)
     return h;
 }
 
-choreo_pool *choreo_pool_new(trowel_ctx *ctx)
+trowel_status choreo_pool_new(trowel_ctx *ctx, choreo_pool **out)
 {
-    choreo_pool *p = trowel_mem_calloc(ctx, 1, sizeof *p);
-    if (p)
-        p->ctx = ctx;
-    return p;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof **out, out);
+    if (s == TROWEL_OK)
+        (*out)->ctx = ctx;
+    return s;
 }
 
 void choreo_pool_free(choreo_pool *p)

@@ -4,10 +4,11 @@
  * layout), from stored scenes a manifest describes (.bvcd, kept byte for
  * byte with the manifest's pool), and merges into a base image (-O base=).
  * The image and the helpers it shares with the reader are in
- * vsif_image.h; the format's facts and trowel's choices are in vsif.c and
+ * vsif_image.h (vsif_image.c); the format's facts and trowel's choices are in vsif.c and
  * docs/formats/vsif.md. Facts: Source SDK 2013 sceneimage.cpp (learnt,
  * not copied), the ez2 and tsp images of the shared corpus.
  */
+#include "format/valve/vsif_build.h"
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
@@ -777,8 +778,8 @@ trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
         return s;
     b.manifest = manifest;
     b.scene_mode = b.compress;
-    b.pool = choreo_pool_new(ctx);
-    s = b.pool ? manifest_pool(ctx, manifest, &b) : ctx->last_error.status;
+    if ((s = choreo_pool_new(ctx, &b.pool)) == TROWEL_OK)
+        s = manifest_pool(ctx, manifest, &b);
     const char *base = trowel_options_get(p->options, p->option_count, "base");
     if (s == TROWEL_OK && base && b.stored_ok)
         s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
