@@ -28,7 +28,6 @@
  * This file lists, extracts, verifies and names; vsif_image.c reads the
  * image into what it and vsif_build.c (create, merge) share (vsif_image.h).
  */
-#define _XOPEN_SOURCE 700 /* realpath */
 #include "format/valve/vsif_build.h"
 #include "format/valve/vsif_image.h"
 
@@ -36,15 +35,12 @@
 #include "core/sink.h"
 
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 typedef struct vsif_state {
     vsif_image img;
@@ -93,16 +89,14 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
     snprintf(name, sizeof name, "%08lx.%s", (unsigned long)sc->crc, sc->textless ? "bvcd" : "vcd");
     trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
                       .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
-    trowel_props *x = trowel_archive_add_entry(a, &e);
-    if (!x)
-        return a->ctx->last_error.status;
-    const char **sounds = trowel_mem_calloc(a->ctx, sc->sound_count ? sc->sound_count : 1,
-                                            sizeof *sounds);
-    if (!sounds)
-        return a->ctx->last_error.status;
+    trowel_props *x;
+    const char **sounds;
+    trowel_status s = trowel_archive_add(a, &e, &x);
+    if (s != TROWEL_OK || (s = trowel_mem_new_zeroed(a->ctx, sc->sound_count ? sc->sound_count : 1,
+                                                     sizeof *sounds, &sounds)) != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i < sc->sound_count; i++)
         sounds[i] = choreo_pool_get(img->pool, sc->sounds[i]);
-    trowel_status s;
     if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
         (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
         sc->summary_ok && /* a damaged summary shows nothing */
@@ -116,12 +110,13 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
 
 static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
 {
-    vsif_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    vsif_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     vsif_image *img = &st->img;
-    trowel_status s = vsif_image_read(r, img);
+    s = vsif_image_read(r, img);
     if (s == TROWEL_OK)
         s = vsif_image_survey(a->ctx, a->in, img);
     if (s != TROWEL_OK)
@@ -552,87 +547,90 @@ static trowel_status names_from_list(namer *nm, const char *path)
     return s;
 }
 
+static trowel_status scan_folder(namer *nm, const char *fs, const char *prefix, int depth);
+
+/* A folder being scanned: its name for the io hooks, the scene-name prefix
+ * of what it holds ("scenes/npc"), and the first failure met in it. */
+typedef struct folder_scan {
+    namer *nm;
+    const char *fs, *prefix;
+    int depth;
+    trowel_status status;
+} folder_scan;
+
+/* One name of a scanned folder: a subfolder is scanned in turn, a .vcd
+ * file offered (a link counts as a file: it is never followed). */
+static bool scan_child(void *user, const char *child_name, bool is_folder)
+{
+    folder_scan *f = user;
+    char child[PATH_MAX], name[PATH_MAX];
+    if (snprintf(child, sizeof child, "%s/%s", f->fs, child_name) >= (int)sizeof child ||
+        snprintf(name, sizeof name, "%s/%s", f->prefix, child_name) >= (int)sizeof name)
+        return true;
+    if (is_folder)
+        f->status = scan_folder(f->nm, child, name, f->depth + 1);
+    else if (vsif_ends_with_vcd(child_name))
+        f->status = offer_name(f->nm, name);
+    return f->status == TROWEL_OK;
+}
+
 /* Offers every .vcd file under fs (depth-limited), named prefix/child. */
 static trowel_status scan_folder(namer *nm, const char *fs, const char *prefix, int depth)
 {
     if (depth > 64)
         return TROWEL_OK;
-    DIR *d = opendir(fs);
-    if (!d)
-        return trowel_fail(nm->a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s",
-                           fs, strerror(errno));
-    trowel_status s = TROWEL_OK;
-    struct dirent *de;
-    while (s == TROWEL_OK && (de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        char child[PATH_MAX], name[PATH_MAX];
-        if (snprintf(child, sizeof child, "%s/%s", fs, de->d_name) >= (int)sizeof child ||
-            snprintf(name, sizeof name, "%s/%s", prefix, de->d_name) >= (int)sizeof name)
-            continue;
-        struct stat sb;
-        if (lstat(child, &sb) != 0)
-            continue;
-        if (S_ISDIR(sb.st_mode))
-            s = scan_folder(nm, child, name, depth + 1);
-        else if (vsif_ends_with_vcd(de->d_name))
-            s = offer_name(nm, name);
-    }
-    closedir(d);
-    return s;
+    folder_scan f = {nm, fs, prefix, depth, TROWEL_OK};
+    trowel_status s = trowel_list_related_no_links(nm->a->ctx, NULL, fs, scan_child, &f);
+    return s != TROWEL_OK ? s : f.status;
 }
 
-/* A folder: if it holds "scenes", that is scanned; otherwise the folder is
- * taken to be (inside) the scenes folder: names start at its last "scenes"
- * component, or with "scenes/" when it has none. */
-static trowel_status names_from_folder(namer *nm, const char *path)
+/* Looks for a subfolder called "scenes" in any case (a link to one
+ * counts): its name as spelt there. */
+static bool find_scenes(void *user, const char *name, bool is_folder)
 {
-    char real[PATH_MAX], sub[PATH_MAX + 8];
-    if (!realpath(path, real))
-        return trowel_fail(nm->a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path,
-                           strerror(errno));
-    DIR *d = opendir(real);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            struct stat sb;
-            if (strcasecmp(de->d_name, "scenes") != 0 ||
-                snprintf(sub, sizeof sub, "%s/%s", real, de->d_name) >= (int)sizeof sub)
-                continue;
-            if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-                char prefix[8];
-                memcpy(prefix, de->d_name, 7); /* "scenes" in its own case */
-                closedir(d);
-                return scan_folder(nm, sub, prefix, 0);
-            }
-        }
-        closedir(d);
-    }
+    char *found = user;
+    if (!is_folder || strcasecmp(name, "scenes") != 0)
+        return true;
+    memcpy(found, name, 7);
+    return false;
+}
+
+/* A folder (full: its canonical name, trowel_locate_related): if it holds
+ * "scenes", that is scanned; otherwise the folder is taken to be (inside)
+ * the scenes folder: names start at its last "scenes" component, or with
+ * "scenes/" when it has none. A folder that cannot be listed is said by
+ * the scan of it. */
+static trowel_status names_from_folder(namer *nm, const char *full)
+{
+    char scenes[8] = "", sub[PATH_MAX + 8];
+    if (trowel_list_related(nm->a->ctx, NULL, full, find_scenes, scenes) == TROWEL_OK &&
+        scenes[0] && snprintf(sub, sizeof sub, "%s/%s", full, scenes) < (int)sizeof sub)
+        return scan_folder(nm, sub, scenes, 0);
     const char *last = NULL;
-    for (const char *p = real; (p = strchr(p, '/')) != NULL; p++)
+    for (const char *p = full; (p = strchr(p, '/')) != NULL; p++)
         if (strncasecmp(p + 1, "scenes", 6) == 0 && (p[7] == '/' || p[7] == '\0'))
             last = p + 1;
-    return scan_folder(nm, real, last ? last : "scenes", 0);
+    return scan_folder(nm, full, last ? last : "scenes", 0);
 }
 
+/* --names PATH: a folder scanned for .vcd files or a list of names, both
+ * through the io hooks. */
 static trowel_status vsif_set_names(trowel_archive *a, const char *path)
 {
-    namer nm = {a, NULL, a->entry_count};
     const vsif_state *st = a->priv;
-    nm.slots = trowel_mem_calloc(a->ctx, nm.count ? nm.count : 1, sizeof *nm.slots);
-    if (!nm.slots)
-        return a->ctx->last_error.status;
+    namer nm = {a, NULL, a->entry_count};
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, nm.count ? nm.count : 1, sizeof *nm.slots,
+                                            &nm.slots);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < nm.count; i++)
         nm.slots[i] = (crc_slot){st->img.scenes[i].crc, i};
     qsort(nm.slots, nm.count, sizeof *nm.slots, by_crc);
-    struct stat sb;
-    trowel_status s;
-    if (stat(path, &sb) != 0)
-        s = trowel_fail(a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(sb.st_mode))
-        s = names_from_folder(&nm, path);
-    else
-        s = names_from_list(&nm, path);
+    char full[PATH_MAX];
+    bool is_folder;
+    s = trowel_locate_related(a->ctx, NULL, path, full, sizeof full, &is_folder);
+    if (s == TROWEL_OK)
+        s = is_folder ? names_from_folder(&nm, full) : names_from_list(&nm, path);
     trowel_mem_free(a->ctx, nm.slots);
     return s;
 }
