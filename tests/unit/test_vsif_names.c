@@ -6,7 +6,8 @@
  * were computed apart from trowel (zlib.crc32 of the lower-cased name).
  * Checked when building an image from upper-case source names and when
  * naming entries from an upper-case list (with decoys one bit away).
- * And --names DIR served by a list hook alone (no file system).
+ * And --names DIR served by a list hook alone, --names LIST by an open
+ * hook alone (no file system).
  */
 #include "files.h"
 #include "test.h"
@@ -157,5 +158,42 @@ static void test_vsif_names_folder_through_the_list_hook(void)
     trowel_ctx_free(ctx);
 }
 
+/* An open hook serving one list of names, "mem-list", from memory. */
+static trowel_status open_list(void *user, trowel_ctx *ctx, const char *base, const char *name,
+                               trowel_input **out)
+{
+    static const char text[] = "# from memory\nscenes/npc/zz_top\n";
+    (*(int *)user)++;
+    if (base || strcmp(name, "mem-list") != 0)
+        return TROWEL_ERR_IO;
+    return trowel_input_open_memory(ctx, text, sizeof text - 1, name, out);
+}
+
+/* --names LIST that no file system holds: with an open hook (and no list
+ * hook) a name that is not a folder on disk goes to the hook as a list. */
+static void test_vsif_names_list_through_the_open_hook(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    uint8_t *img;
+    size_t n = 0;
+    REQUIRE(build_image(ctx, &img, &n));
+    trowel_input *in;
+    trowel_archive *a;
+    REQUIRE(trowel_input_open_memory(ctx, img, n, "names.image", &in) == TROWEL_OK);
+    REQUIRE(trowel_archive_open(ctx, in, NULL, &a) == TROWEL_OK);
+    size_t top = entry_by_crc(a, CRC_TOP);
+    REQUIRE(top != SIZE_MAX);
+    int calls = 0;
+    trowel_ctx_set_open_hook(ctx, open_list, &calls);
+    CHECK(trowel_archive_set_names(a, "mem-list") == TROWEL_OK);
+    CHECK_STR(trowel_archive_entry(a, top)->name, "scenes/npc/zz_top.vcd");
+    CHECK_EQ_U64(calls, 1);
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    free(img);
+    trowel_ctx_free(ctx);
+}
+
 TEST_MAIN(TEST(test_vsif_upper_case_names_hash_as_lower_case_with_backslashes),
-          TEST(test_vsif_names_folder_through_the_list_hook))
+          TEST(test_vsif_names_folder_through_the_list_hook),
+          TEST(test_vsif_names_list_through_the_open_hook))
