@@ -3,8 +3,8 @@
  */
 #include "args.h"
 
+#include "closest.h"
 #include "output.h"
-#include "suggest.h"
 
 #include <ctype.h>
 #include <errno.h>

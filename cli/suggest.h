@@ -1,6 +1,7 @@
 /*
  * "Did you mean ...?" for a mistyped command, format id, convert target or
- * -O key: the closest known word, when one is close enough to be a typo.
+ * -O key: the closest known word (closest.h), when one is close enough to
+ * be a typo.
  */
 #ifndef TROWEL_CLI_SUGGEST_H
 #define TROWEL_CLI_SUGGEST_H
@@ -8,11 +9,6 @@
 #include "cli.h"
 
 #include <stdio.h>
-
-/* The candidate closest to word (edit distance, a swap counting as one),
- * or NULL when none is within a typo's reach: 1 edit for short words, 2
- * from 5 characters, 3 from 9. */
-const char *cli_closest(const char *word, const char *const *candidates, size_t n);
 
 /* Each prints "Did you mean 'X'?" on f when a close word exists. */
 void cli_suggest_command(FILE *f, const char *word);

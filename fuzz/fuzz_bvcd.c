@@ -13,6 +13,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* An empty string pool, or NULL when memory runs out. */
+static choreo_pool *new_pool(trowel_ctx *ctx)
+{
+    choreo_pool *p;
+    return choreo_pool_new(ctx, &p) == TROWEL_OK ? p : NULL;
+}
+
 static choreo_scene *read_scene(trowel_ctx *ctx, const uint8_t *d, size_t n, const choreo_pool *pool)
 {
     trowel_input *in = NULL;
@@ -51,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx)
         return 0;
     trowel_ctx_set_mem_limit(ctx, 64u << 20);
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     for (unsigned i = 0; pool && i < data[0]; i++) {
         char name[16];
         snprintf(name, sizeof name, "s%u", i);

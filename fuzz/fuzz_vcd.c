@@ -28,6 +28,13 @@ static trowel_status compile(trowel_ctx *ctx, const choreo_scene *s, choreo_pool
     return *out ? st : TROWEL_ERR_NOMEM;
 }
 
+/* An empty string pool, or NULL when memory runs out. */
+static choreo_pool *new_pool(trowel_ctx *ctx)
+{
+    choreo_pool *p;
+    return choreo_pool_new(ctx, &p) == TROWEL_OK ? p : NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -36,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     trowel_ctx_set_mem_limit(ctx, 64u << 20);
     trowel_input *in = NULL;
     choreo_scene *s = NULL, *back = NULL;
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     uint8_t *b1 = NULL, *b2 = NULL;
     size_t n1 = 0, n2 = 0;
     if (pool && trowel_input_open_memory(ctx, data, size, "fuzz.vcd", &in) == TROWEL_OK) {

@@ -192,7 +192,9 @@ typedef bool (*trowel_list_each_fn)(void *each_user, const char *name, bool is_f
 /* Lists folder dir, named as the open hook's name is: with base, dir is
  * in base's folder ("." for that folder itself); without, a path. Returns
  * TROWEL_OK (also when each stopped it), or a failure (TROWEL_ERR_IO for
- * "not there"), with trowel_ctx_last_error set if it has more to say. */
+ * "not there"), with trowel_ctx_last_error set if it has more to say. A
+ * walk down a tree (--names DIR) lists each subfolder, "dir/name", from
+ * inside each: the hook is then entered again before it returns. */
 typedef trowel_status (*trowel_list_fn)(void *user, trowel_ctx *ctx, const char *base,
                                         const char *dir, trowel_list_each_fn each,
                                         void *each_user);

@@ -280,6 +280,24 @@ trowel_status trowel_open_related(trowel_ctx *ctx, const char *base, const char 
  * and dir as there. Fails with TROWEL_ERR_IO and a message naming dir. */
 trowel_status trowel_list_related(trowel_ctx *ctx, const char *base, const char *dir,
                                   trowel_list_each_fn each, void *each_user);
+/* The same, for a walk down a tree (each may list a subfolder from inside
+ * the call): on the file system a link is never taken for a folder (it is
+ * passed as a file, so a walk neither loops nor leaves the tree through
+ * one), an entry gone since the folder was read is left out, and a folder
+ * that cannot be read fails with "cannot open folder DIR: why". A list
+ * hook serves it as it serves trowel_list_related. */
+trowel_status trowel_list_related_no_links(trowel_ctx *ctx, const char *base, const char *dir,
+                                           trowel_list_each_fn each, void *each_user);
+/* Where dir (named as for trowel_list_related) is, for an option that
+ * takes a folder or a file (--names DIR|LIST): *is_folder, and in full
+ * (cap: PATH_MAX or more) the name to list it by. On the file system, a
+ * folder's full name is its canonical path ("." and "..", links resolved:
+ * where it really sits, such as under a game's scenes/), a file's is dir
+ * joined to base's folder, and nothing there fails with "DIR: why" unless
+ * an open hook may serve it as a file. Through a list hook, dir joined to
+ * base's folder, a folder when the hook lists it. */
+trowel_status trowel_locate_related(trowel_ctx *ctx, const char *base, const char *dir,
+                                    char *full, size_t cap, bool *is_folder);
 
 /* Adds an entry (strings copied) and returns its extra-property list, into
  * which the format may add keys; NULL with an error set on failure. */

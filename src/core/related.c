@@ -5,11 +5,15 @@
  * serve the files itself through the context's open hook (libmspack's
  * mspack_system idea, for the one call formats need).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "module.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -125,6 +129,30 @@ static trowel_status beside_path(trowel_ctx *ctx, const char *base, const char *
     return TROWEL_OK;
 }
 
+/* Lists folder path on the file system: 0, or the errno of a folder that
+ * cannot be opened. follow_links: a link to a folder lists as a folder;
+ * without, as a file, and an entry that cannot be looked at (gone since
+ * the folder was read) is left out. */
+static int list_folder(const char *path, bool follow_links, trowel_list_each_fn each,
+                       void *each_user)
+{
+    DIR *d = opendir(path[0] ? path : ".");
+    if (!d)
+        return errno;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        struct stat st;
+        int looked = fstatat(dirfd(d), e->d_name, &st, follow_links ? 0 : AT_SYMLINK_NOFOLLOW);
+        if (looked != 0 && !follow_links)
+            continue;
+        if (!each(each_user, e->d_name, looked == 0 && S_ISDIR(st.st_mode)))
+            break;
+    }
+    closedir(d);
+    return 0;
+}
+
 trowel_status trowel_list_beside(trowel_ctx *ctx, const char *base, const char *dir,
                                  trowel_list_each_fn each, void *each_user)
 {
@@ -132,19 +160,10 @@ trowel_status trowel_list_beside(trowel_ctx *ctx, const char *base, const char *
     trowel_status s = beside_path(ctx, base, dir, path, sizeof path);
     if (s != TROWEL_OK)
         return s;
-    DIR *d = opendir(path[0] ? path : ".");
-    if (!d)
+    int err = list_folder(path, true, each, each_user);
+    if (err)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot list folder %s: %s",
-                           path, strerror(errno));
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        struct stat st; /* a link to a folder lists as a folder */
-        bool is_folder = fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode);
-        if (!each(each_user, e->d_name, is_folder))
-            break;
-    }
-    closedir(d);
+                           path, strerror(err));
     return TROWEL_OK;
 }
 
@@ -158,4 +177,68 @@ trowel_status trowel_list_related(trowel_ctx *ctx, const char *base, const char 
     if (s != TROWEL_OK && ctx->last_error.status == TROWEL_OK)
         trowel_fail(ctx, s, TROWEL_NO_OFFSET, "cannot list folder %s (list hook)", dir);
     return s;
+}
+
+trowel_status trowel_list_related_no_links(trowel_ctx *ctx, const char *base, const char *dir,
+                                           trowel_list_each_fn each, void *each_user)
+{
+    if (ctx->io.list)
+        return trowel_list_related(ctx, base, dir, each, each_user);
+    char path[4096];
+    trowel_status s = beside_path(ctx, base, dir, path, sizeof path);
+    if (s != TROWEL_OK)
+        return s;
+    int err = list_folder(path, false, each, each_user);
+    if (err)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s",
+                           path, strerror(err));
+    return TROWEL_OK;
+}
+
+static bool stop_at_once(void *each_user, const char *name, bool is_folder)
+{
+    (void)each_user, (void)name, (void)is_folder;
+    return false;
+}
+
+/* Through a list hook: dir joined to base's folder, a folder when the hook
+ * lists it (a failure to list only means it is not one). */
+static trowel_status locate_through_hook(trowel_ctx *ctx, const char *base, const char *dir,
+                                         char *full, size_t cap, bool *is_folder)
+{
+    trowel_status s = beside_path(ctx, base, dir, full, cap);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_error before = ctx->last_error;
+    *is_folder = trowel_list_related(ctx, base, dir, stop_at_once, NULL) == TROWEL_OK;
+    ctx->last_error = before;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_locate_related(trowel_ctx *ctx, const char *base, const char *dir,
+                                    char *full, size_t cap, bool *is_folder)
+{
+    *is_folder = false;
+    if (ctx->io.list)
+        return locate_through_hook(ctx, base, dir, full, cap, is_folder);
+    char path[4096], real[PATH_MAX];
+    trowel_status s = beside_path(ctx, base, dir, path, sizeof path);
+    if (s != TROWEL_OK)
+        return s;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (!ctx->io.open) /* else the open hook may serve it as a file */
+            return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path,
+                               strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+        if (!realpath(path, real))
+            return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path,
+                               strerror(errno));
+        *is_folder = true;
+    }
+    const char *name = *is_folder ? real : path;
+    if (strlen(name) >= cap)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "folder name too long: %s", dir);
+    memcpy(full, name, strlen(name) + 1);
+    return TROWEL_OK;
 }

@@ -21,6 +21,13 @@
 /* ---------------------------------------------------------- helpers */
 
 
+/* An empty string pool, or NULL when memory runs out. */
+static choreo_pool *new_pool(trowel_ctx *ctx)
+{
+    choreo_pool *p;
+    return choreo_pool_new(ctx, &p) == TROWEL_OK ? p : NULL;
+}
+
 static bool corpus_path(char *out, size_t cap, const char *rel)
 {
     snprintf(out, cap, "%s/valve/%s", TROWEL_CORPUS_DIR, rel);
@@ -123,7 +130,7 @@ static bool image_load(trowel_ctx *ctx, const char *path, image *im)
     im->nscenes = rd32(d + 8);
     im->nstrings = rd32(d + 12);
     im->entry_off = rd32(d + 16);
-    im->pool = choreo_pool_new(ctx);
+    im->pool = new_pool(ctx);
     for (uint32_t i = 0; i < im->nstrings; i++)
         choreo_pool_append(im->pool, (const char *)d + rd32(d + 20 + 4 * i));
     return true;
@@ -456,7 +463,7 @@ static void round_trip_one(const char *path, const char *rel, void *user)
     trowel_ctx *ctx = trowel_ctx_new();
     bytes text = read_file(path), b1 = {0}, t2 = {0}, b2 = {0}, t3 = {0}, t4 = {0};
     choreo_scene *s1 = NULL, *s2 = NULL, *s3 = NULL, *s4 = NULL;
-    choreo_pool *p1 = choreo_pool_new(ctx), *p2 = choreo_pool_new(ctx);
+    choreo_pool *p1 = new_pool(ctx), *p2 = new_pool(ctx);
     rc->files++;
     bool ok = parse_mem(ctx, text.data, text.size, &s1) == TROWEL_OK &&
               to_bvcd(ctx, s1, p1, 1234, &b1) == TROWEL_OK &&
@@ -515,7 +522,7 @@ static void test_choreo_srctools_sample_matches_its_bvcd(void)
     bytes their_bvcd = {magic + 1, theirs.size - (size_t)(magic + 1 - theirs.data)};
     choreo_scene *s = NULL;
     REQUIRE(parse_mem(ctx, text.data, text.size, &s) == TROWEL_OK);
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     bytes ours = {NULL, 0};
     REQUIRE(to_bvcd(ctx, s, pool, rd32(their_bvcd.data + 5), &ours) == TROWEL_OK);
     /* One difference, and Valve wins: a gesture without a sequence duration
@@ -611,7 +618,7 @@ static void test_choreo_refuses_counts_over_255_on_write(void)
         sprintf(text + strlen(text), "event section \"e%d\"\n{\n time 1 2\n}\n", i);
     choreo_scene *s = NULL;
     REQUIRE(parse_mem(ctx, text, strlen(text), &s) == TROWEL_OK);
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     bytes out = {NULL, 0};
     CHECK(to_bvcd(ctx, s, pool, 0, &out) == TROWEL_ERR_UNSUPPORTED);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "256") != NULL);
@@ -637,7 +644,7 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
     trowel_ctx *ctx = trowel_ctx_new();
     choreo_scene *s = NULL;
     REQUIRE(parse_mem(ctx, small_vcd, strlen(small_vcd), &s) == TROWEL_OK);
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     bytes bin = {NULL, 0};
     REQUIRE(to_bvcd(ctx, s, pool, 7, &bin) == TROWEL_OK);
     choreo_scene_free(ctx, s);
@@ -651,7 +658,7 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
     }
     CHECK_EQ_U64(truncated, bin.size);
     /* a pool missing strings: indices out of range */
-    choreo_pool *small = choreo_pool_new(ctx);
+    choreo_pool *small = new_pool(ctx);
     choreo_pool_append(small, "pause");
     choreo_scene *t = NULL;
     CHECK(read_bvcd_mem(ctx, bin.data, bin.size, small, &t) == TROWEL_ERR_CORRUPT);
@@ -706,7 +713,7 @@ static void test_choreo_msecs_rounds_by_both_rules(void)
 static void test_choreo_pool_dedups_ignoring_case_in_insertion_order(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
-    choreo_pool *p = choreo_pool_new(ctx);
+    choreo_pool *p = new_pool(ctx);
     uint32_t a, b, c;
     CHECK(choreo_pool_intern(p, "Hello", &a) == TROWEL_OK);
     CHECK(choreo_pool_intern(p, "world", &b) == TROWEL_OK);
@@ -739,7 +746,7 @@ static void test_choreo_midpoints_keep_every_quantised_value(void)
     }
     choreo_scene *s = NULL, *s2 = NULL, *s3 = NULL;
     REQUIRE(parse_mem(ctx, text, strlen(text), &s) == TROWEL_OK);
-    choreo_pool *p = choreo_pool_new(ctx);
+    choreo_pool *p = new_pool(ctx);
     bytes b1 = {0}, t = {0}, b2 = {0};
     REQUIRE(to_bvcd(ctx, s, p, 0, &b1) == TROWEL_OK);
     REQUIRE(read_bvcd_mem(ctx, b1.data, b1.size, p, &s2) == TROWEL_OK);

@@ -17,6 +17,13 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+/* An empty string pool, or NULL when memory runs out. */
+static choreo_pool *new_pool(trowel_ctx *ctx)
+{
+    choreo_pool *p;
+    return choreo_pool_new(ctx, &p) == TROWEL_OK ? p : NULL;
+}
+
 static choreo_scene *parse_text(trowel_ctx *ctx, const char *text)
 {
     trowel_input *in = NULL;
@@ -34,7 +41,7 @@ static choreo_scene *parse_text(trowel_ctx *ctx, const char *text)
 /* The scene written as BVCD and read back (actor-less events move first). */
 static choreo_scene *through_bvcd(trowel_ctx *ctx, const choreo_scene *s)
 {
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool = new_pool(ctx);
     trowel_sink *mem = NULL;
     choreo_scene *back = NULL;
     uint8_t *bytes_ = NULL;

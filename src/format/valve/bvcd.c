@@ -69,13 +69,13 @@ static trowel_status read_pool(trowel_ctx *ctx, const uint8_t *data, size_t size
 static trowel_status bvcd_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    bvcd_priv *p = trowel_mem_calloc(ctx, 1, sizeof *p);
-    if (!p)
-        return trowel_ctx_last_error(ctx)->status;
+    bvcd_priv *p;
+    trowel_status st = trowel_mem_new_zeroed(ctx, 1, sizeof *p, &p);
+    if (st != TROWEL_OK)
+        return st;
     a->priv = p;
     uint8_t head[5];
-    trowel_status st = trowel_read_bytes(r, head, sizeof head);
-    if (st != TROWEL_OK)
+    if ((st = trowel_read_bytes(r, head, sizeof head)) != TROWEL_OK)
         return st;
     if (memcmp(head, "bvcd", 4) == 0)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, 0,
@@ -87,9 +87,10 @@ static trowel_status bvcd_open(trowel_archive *a, trowel_reader *r)
     size_t size = 0;
     if ((st = trowel_reader_load(r, &data, &size)) != TROWEL_OK)
         return st;
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool;
     size_t used = 0;
-    st = pool ? read_pool(ctx, data, size, pool, &used) : trowel_ctx_last_error(ctx)->status;
+    if ((st = choreo_pool_new(ctx, &pool)) == TROWEL_OK)
+        st = read_pool(ctx, data, size, pool, &used);
     trowel_mem_free(ctx, data);
     trowel_reader bin;
     if (st == TROWEL_OK && (st = trowel_reader_sub(r, used, trowel_reader_size(r) - used, &bin)) == TROWEL_OK)

@@ -36,21 +36,23 @@ trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need,
             return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "scene too large");
         ncap *= 2;
     }
-    void *p = trowel_mem_realloc(ctx, *arr, ncap * elem);
-    if (!p)
-        return trowel_ctx_last_error(ctx)->status;
-    *arr = p;
-    *cap = ncap;
-    return TROWEL_OK;
+    trowel_status s = trowel_mem_resize_array(ctx, arr, ncap, elem);
+    if (s == TROWEL_OK)
+        *cap = ncap;
+    return s;
 }
 
-char *choreo_strdup(trowel_ctx *ctx, const char *s) { return trowel_mem_strdup(ctx, s ? s : ""); }
+trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out)
+{
+    return trowel_mem_dup(ctx, s ? s : "", out);
+}
 
 trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s)
 {
-    char *copy = choreo_strdup(ctx, s);
-    if (!copy)
-        return trowel_ctx_last_error(ctx)->status;
+    char *copy;
+    trowel_status st = choreo_dup(ctx, s, &copy);
+    if (st != TROWEL_OK)
+        return st;
     trowel_mem_free(ctx, *dst);
     *dst = copy;
     return TROWEL_OK;
@@ -163,12 +165,12 @@ static uint32_t hash_ci(const char *s)
     return h;
 }
 
-choreo_pool *choreo_pool_new(trowel_ctx *ctx)
+trowel_status choreo_pool_new(trowel_ctx *ctx, choreo_pool **out)
 {
-    choreo_pool *p = trowel_mem_calloc(ctx, 1, sizeof *p);
-    if (p)
-        p->ctx = ctx;
-    return p;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof **out, out);
+    if (s == TROWEL_OK)
+        (*out)->ctx = ctx;
+    return s;
 }
 
 void choreo_pool_free(choreo_pool *p)
@@ -223,9 +225,10 @@ static trowel_status pool_rehash(choreo_pool *p, size_t want)
     size_t n = 64;
     while (n < want * 2)
         n *= 2;
-    uint32_t *slots = trowel_mem_calloc(p->ctx, n, sizeof *slots);
-    if (!slots)
-        return trowel_ctx_last_error(p->ctx)->status;
+    uint32_t *slots;
+    trowel_status st = trowel_mem_new_zeroed(p->ctx, n, sizeof *slots, &slots);
+    if (st != TROWEL_OK)
+        return st;
     trowel_mem_free(p->ctx, p->slots);
     p->slots = slots;
     p->nslots = n;
@@ -243,9 +246,9 @@ trowel_status choreo_pool_append(choreo_pool *p, const char *s)
         return st;
     if ((p->n + 1) * 2 > p->nslots && (st = pool_rehash(p, p->n + 1)) != TROWEL_OK)
         return st;
-    char *copy = choreo_strdup(p->ctx, s);
-    if (!copy)
-        return trowel_ctx_last_error(p->ctx)->status;
+    char *copy;
+    if ((st = choreo_dup(p->ctx, s, &copy)) != TROWEL_OK)
+        return st;
     p->str[p->n] = copy;
     pool_hash_insert(p, (uint32_t)p->n);
     p->n++;
@@ -272,14 +275,14 @@ trowel_status choreo_pool_intern(choreo_pool *p, const char *s, uint32_t *index)
 
 /* ---------------------------------------------------------------- model */
 
-choreo_scene *choreo_scene_new(trowel_ctx *ctx)
+trowel_status choreo_scene_new(trowel_ctx *ctx, choreo_scene **out)
 {
-    choreo_scene *s = trowel_mem_calloc(ctx, 1, sizeof *s);
-    if (!s)
-        return NULL;
-    s->ctx = ctx;
-    s->fps = 60;
-    return s;
+    trowel_status st = trowel_mem_new_zeroed(ctx, 1, sizeof **out, out);
+    if (st != TROWEL_OK)
+        return st;
+    (*out)->ctx = ctx;
+    (*out)->fps = 60;
+    return TROWEL_OK;
 }
 
 static void free_curve(trowel_ctx *ctx, choreo_curve *c) { trowel_mem_free(ctx, c->s); }
@@ -339,40 +342,46 @@ void choreo_scene_free(trowel_ctx *ctx, choreo_scene *s)
     trowel_mem_free(ctx, s);
 }
 
-choreo_event *choreo_event_new(choreo_scene *s)
+trowel_status choreo_event_new(choreo_scene *s, choreo_event **out)
 {
-    if (choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1, sizeof *s->events))
-        return NULL;
-    choreo_event *e = trowel_mem_calloc(s->ctx, 1, sizeof *e);
-    if (!e)
-        return NULL;
+    choreo_event *e;
+    trowel_status st = choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1,
+                                   sizeof *s->events);
+    if (st != TROWEL_OK || (st = trowel_mem_new_zeroed(s->ctx, 1, sizeof *e, &e)) != TROWEL_OK)
+        return st;
     e->end = -1.0f;
     e->active = true;
     e->loopcount = -1;
     e->cctype = CHOREO_CC_MASTER;
     e->default_curve = CHOREO_CURVE_CATMULL;
     s->events[s->nevents++] = e;
-    return e;
+    *out = e;
+    return TROWEL_OK;
 }
 
-choreo_actor *choreo_actor_add(choreo_scene *s)
+trowel_status choreo_actor_add(choreo_scene *s, choreo_actor **out)
 {
-    if (choreo_grow(s->ctx, (void **)&s->actors, &s->actor_cap, s->nactors + 1, sizeof *s->actors))
-        return NULL;
+    trowel_status st = choreo_grow(s->ctx, (void **)&s->actors, &s->actor_cap, s->nactors + 1,
+                                   sizeof *s->actors);
+    if (st != TROWEL_OK)
+        return st;
     choreo_actor *a = &s->actors[s->nactors++];
     memset(a, 0, sizeof *a);
     a->active = true;
-    return a;
+    *out = a;
+    return TROWEL_OK;
 }
 
-choreo_channel *choreo_channel_add(choreo_scene *s, choreo_actor *a)
+trowel_status choreo_channel_add(choreo_scene *s, choreo_actor *a, choreo_channel **out)
 {
-    if (choreo_grow(s->ctx, (void **)&a->ch, &a->cap, a->n + 1, sizeof *a->ch))
-        return NULL;
+    trowel_status st = choreo_grow(s->ctx, (void **)&a->ch, &a->cap, a->n + 1, sizeof *a->ch);
+    if (st != TROWEL_OK)
+        return st;
     choreo_channel *c = &a->ch[a->n++];
     memset(c, 0, sizeof *c);
     c->active = true;
-    return c;
+    *out = c;
+    return TROWEL_OK;
 }
 
 trowel_status choreo_channel_push(choreo_scene *s, choreo_channel *c, choreo_event *e)
@@ -397,9 +406,9 @@ trowel_status choreo_tags_push(trowel_ctx *ctx, choreo_tags *tags, const char *n
     trowel_status st = choreo_grow(ctx, (void **)&tags->t, &tags->cap, tags->n + 1, sizeof *tags->t);
     if (st != TROWEL_OK)
         return st;
-    char *copy = choreo_strdup(ctx, name);
-    if (!copy)
-        return trowel_ctx_last_error(ctx)->status;
+    char *copy;
+    if ((st = choreo_dup(ctx, name, &copy)) != TROWEL_OK)
+        return st;
     tags->t[tags->n++] = (choreo_tag){copy, v, locked};
     return TROWEL_OK;
 }
@@ -487,17 +496,19 @@ void choreo_tags_sort(choreo_tags *tags)
         }
 }
 
-choreo_track *choreo_track_add(choreo_scene *s, choreo_event *e, const char *name)
+trowel_status choreo_track_add(choreo_scene *s, choreo_event *e, const char *name,
+                               choreo_track **out)
 {
-    if (choreo_grow(s->ctx, (void **)&e->tracks, &e->track_cap, e->ntracks + 1, sizeof *e->tracks))
-        return NULL;
-    char *copy = choreo_strdup(s->ctx, name);
-    if (!copy)
-        return NULL;
+    char *copy;
+    trowel_status st = choreo_grow(s->ctx, (void **)&e->tracks, &e->track_cap, e->ntracks + 1,
+                                   sizeof *e->tracks);
+    if (st != TROWEL_OK || (st = choreo_dup(s->ctx, name, &copy)) != TROWEL_OK)
+        return st;
     choreo_track *t = &e->tracks[e->ntracks++];
     memset(t, 0, sizeof *t);
     t->name = copy;
-    return t;
+    *out = t;
+    return TROWEL_OK;
 }
 
 void choreo_event_set_type(choreo_event *e, int type)
@@ -659,9 +670,9 @@ static trowel_status reconcile_channel_cc(choreo_scene *s, choreo_channel *c)
     choreo_event **grp = NULL;
     size_t cap = 0;
     trowel_status st = TROWEL_OK;
-    bool *done = trowel_mem_calloc(s->ctx, c->n ? c->n : 1, sizeof *done);
-    if (!done)
-        return trowel_ctx_last_error(s->ctx)->status;
+    bool *done;
+    if ((st = trowel_mem_new_zeroed(s->ctx, c->n ? c->n : 1, sizeof *done, &done)) != TROWEL_OK)
+        return st;
     for (size_t i = 0; i < c->n && st == TROWEL_OK; i++) {
         choreo_event *e = c->ev[i];
         if (done[i] || e->type != CHOREO_SPEAK)
@@ -772,9 +783,9 @@ static trowel_status summary_add(trowel_ctx *ctx, choreo_summary *sum, size_t *c
                                    sizeof *sum->sounds);
     if (st != TROWEL_OK)
         return st;
-    char *copy = choreo_strdup(ctx, s);
-    if (!copy)
-        return trowel_ctx_last_error(ctx)->status;
+    char *copy;
+    if ((st = choreo_dup(ctx, s, &copy)) != TROWEL_OK)
+        return st;
     sum->sounds[sum->sound_count++] = copy;
     return TROWEL_OK;
 }

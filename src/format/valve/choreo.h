@@ -32,8 +32,8 @@ typedef struct choreo_pool choreo_pool;   /* an ordered string pool */
 
 /* ------------------------------------------------------------ string pool */
 
-/* An empty pool; NULL (error set) when memory runs out. */
-choreo_pool *choreo_pool_new(trowel_ctx *ctx);
+/* An empty pool in *out (NULL when memory runs out). */
+trowel_status choreo_pool_new(trowel_ctx *ctx, choreo_pool **out);
 void choreo_pool_free(choreo_pool *p);
 /* Adds s as the next string exactly as read from a file: no de-duplication,
  * its index is the count before the call. Refuses (LIMIT) past

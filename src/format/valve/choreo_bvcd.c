@@ -151,9 +151,9 @@ static trowel_status rd_tracks(breader *b, choreo_event *e)
             break;
         if (count < 0)
             return trowel_fail(b->ctx, TROWEL_ERR_CORRUPT, at, "BVCD flex track with %d samples", count);
-        choreo_track *t = choreo_track_add(b->s, e, name);
-        if (!t)
-            return trowel_ctx_last_error(b->ctx)->status;
+        choreo_track *t;
+        if ((st = choreo_track_add(b->s, e, name, &t)) != TROWEL_OK)
+            return st;
         t->active = flags & 1;
         t->combo = (flags & 2) != 0;
         t->min = mn;
@@ -219,9 +219,9 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
         return st;
     if (type >= CHOREO_TYPE_COUNT)
         return trowel_fail(b->ctx, TROWEL_ERR_CORRUPT, at, "BVCD event of unknown type %u", type);
-    choreo_event *e = choreo_event_new(b->s);
-    if (!e)
-        return trowel_ctx_last_error(b->ctx)->status;
+    choreo_event *e;
+    if ((st = choreo_event_new(b->s, &e)) != TROWEL_OK)
+        return st;
     choreo_event_set_type(e, type);
     float start, end;
     if ((st = rd_str_into(b, &e->name)) != TROWEL_OK || (st = rd_f32(b, &start)) != TROWEL_OK ||
@@ -259,18 +259,19 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
 
 static trowel_status rd_actor(breader *b)
 {
-    choreo_actor *a = choreo_actor_add(b->s);
-    if (!a)
-        return trowel_ctx_last_error(b->ctx)->status;
+    choreo_actor *a;
+    trowel_status st = choreo_actor_add(b->s, &a);
+    if (st != TROWEL_OK)
+        return st;
     size_t index = b->s->nactors - 1;
     uint8_t nch = 0, active;
-    trowel_status st = rd_str_into(b, &a->name);
+    st = rd_str_into(b, &a->name);
     if (st == TROWEL_OK)
         st = rd_u8(b, &nch);
     for (unsigned i = 0; st == TROWEL_OK && i < nch; i++) {
-        choreo_channel *c = choreo_channel_add(b->s, &b->s->actors[index]);
-        if (!c)
-            return trowel_ctx_last_error(b->ctx)->status;
+        choreo_channel *c;
+        if ((st = choreo_channel_add(b->s, &b->s->actors[index], &c)) != TROWEL_OK)
+            return st;
         size_t ci = b->s->actors[index].n - 1;
         uint8_t nev = 0, cact = 0;
         if ((st = rd_str_into(b, &c->name)) != TROWEL_OK || (st = rd_u8(b, &nev)) != TROWEL_OK)
@@ -300,9 +301,9 @@ static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
         return st;
     if (version != BVCD_VERSION)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, at + 4, "BVCD version %u (only 4 is known)", version);
-    choreo_scene *s = choreo_scene_new(ctx);
-    if (!s)
-        return trowel_ctx_last_error(ctx)->status;
+    choreo_scene *s;
+    if ((st = choreo_scene_new(ctx, &s)) != TROWEL_OK)
+        return st;
     s->from_binary = true;
     s->has_crc = true;
     breader b = {bin, ctx, s, pool, missing, first_missing};

@@ -120,11 +120,12 @@ static void json_string(jbuf *b, const char *str)
 trowel_status choreo_write_standalone_bvcd(trowel_ctx *ctx, const choreo_scene *s, uint32_t crc,
                                            trowel_sink *out)
 {
-    choreo_pool *pool = choreo_pool_new(ctx);
+    choreo_pool *pool;
     trowel_sink *bin = NULL;
-    if (!pool)
-        return trowel_ctx_last_error(ctx)->status;
-    trowel_status st = trowel_sink_open_memory(ctx, &bin);
+    trowel_status st = choreo_pool_new(ctx, &pool);
+    if (st != TROWEL_OK)
+        return st;
+    st = trowel_sink_open_memory(ctx, &bin);
     if (st == TROWEL_OK)
         st = choreo_write_bvcd(ctx, s, pool, crc, bin);
     jbuf b = {ctx, NULL, 0, 0, st};

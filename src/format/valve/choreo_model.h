@@ -132,21 +132,25 @@ struct choreo_scene {
 };
 
 /* ---- helpers shared by the choreo files (choreo.c) */
-choreo_scene *choreo_scene_new(trowel_ctx *ctx);
+trowel_status choreo_scene_new(trowel_ctx *ctx, choreo_scene **out);
 /* Grows *arr (of *cap elements of size elem) to hold at least need. */
 trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem);
-char *choreo_strdup(trowel_ctx *ctx, const char *s);
+/* A copy of s ("" for NULL) in *out. */
+trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s);
-choreo_event *choreo_event_new(choreo_scene *s); /* appended to s->events */
-choreo_actor *choreo_actor_add(choreo_scene *s);
-choreo_channel *choreo_channel_add(choreo_scene *s, choreo_actor *a);
+/* New parts of the model, appended (an event to s->events) and handed
+ * back in *out. */
+trowel_status choreo_event_new(choreo_scene *s, choreo_event **out);
+trowel_status choreo_actor_add(choreo_scene *s, choreo_actor **out);
+trowel_status choreo_channel_add(choreo_scene *s, choreo_actor *a, choreo_channel **out);
 trowel_status choreo_channel_push(choreo_scene *s, choreo_channel *c, choreo_event *e);
 trowel_status choreo_curve_push(trowel_ctx *ctx, choreo_curve *c, float t, float v, uint16_t curve);
 trowel_status choreo_tags_push(trowel_ctx *ctx, choreo_tags *tags, const char *name, float v,
                                bool locked);
 /* The engine sorts timing and absolute tags by value as it adds each one. */
 void choreo_tags_sort(choreo_tags *tags);
-choreo_track *choreo_track_add(choreo_scene *s, choreo_event *e, const char *name);
+trowel_status choreo_track_add(choreo_scene *s, choreo_event *e, const char *name,
+                               choreo_track **out);
 void choreo_event_set_type(choreo_event *e, int type);
 void choreo_event_set_start(choreo_event *e, float t);
 void choreo_event_set_end(choreo_event *e, float t);

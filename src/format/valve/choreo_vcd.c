@@ -282,9 +282,9 @@ static trowel_status parse_tag_block(parser *ps, choreo_tags *tags, int kind)
     for (bool closed = false; st == TROWEL_OK;) {
         if ((st = block_item(ps, "tags", &closed)) != TROWEL_OK || closed)
             break;
-        char *name = choreo_strdup(ps->t.ctx, ps->t.text);
-        if (!name)
-            return trowel_ctx_last_error(ps->t.ctx)->status;
+        char *name;
+        if ((st = choreo_dup(ps->t.ctx, ps->t.text, &name)) != TROWEL_OK)
+            return st;
         float v = 0;
         int locked = 0;
         st = next_float(ps, &v);
@@ -360,15 +360,16 @@ static trowel_status parse_default_curve(parser *ps, uint16_t *def)
 static trowel_status parse_one_track(parser *ps, choreo_event *e, bool realtime, float event_time,
                                      uint16_t def)
 {
-    char *name = choreo_strdup(ps->t.ctx, ps->t.text);
-    if (!name)
-        return trowel_ctx_last_error(ps->t.ctx)->status;
+    char *name;
+    trowel_status st = choreo_dup(ps->t.ctx, ps->t.text, &name);
+    if (st != TROWEL_OK)
+        return st;
     bool active = true, combo = false;
     float mn = 0.0f, mx = 1.0f;
     choreo_edge edge[2] = {{false, 0, 0.0f}, {false, 0, 0.0f}};
     choreo_curve lists[2];
     memset(lists, 0, sizeof lists);
-    trowel_status st = need(ps, true, "a flex track");
+    st = need(ps, true, "a flex track");
     if (st == TROWEL_OK && is(ps, "disabled")) {
         active = false;
         st = need(ps, true, "a flex track");
@@ -390,10 +391,8 @@ static trowel_status parse_one_track(parser *ps, choreo_event *e, bool realtime,
             st = need(ps, true, "a combo track");
     }
     if (st == TROWEL_OK && (active || lists[0].n >= 1)) {
-        choreo_track *t = choreo_track_add(ps->s, e, name);
-        if (!t) {
-            st = trowel_ctx_last_error(ps->t.ctx)->status;
-        } else {
+        choreo_track *t;
+        if ((st = choreo_track_add(ps->s, e, name, &t)) == TROWEL_OK) {
             t->active = active;
             t->combo = combo;
             t->min = mn;
@@ -574,10 +573,11 @@ static trowel_status parse_event_item(parser *ps, choreo_event *e, bool *hadramp
 
 static trowel_status parse_event(parser *ps, choreo_channel *channel)
 {
-    choreo_event *e = choreo_event_new(ps->s);
-    if (!e)
-        return trowel_ctx_last_error(ps->t.ctx)->status;
-    trowel_status st = need(ps, false, "an event");
+    choreo_event *e;
+    trowel_status st = choreo_event_new(ps->s, &e);
+    if (st != TROWEL_OK)
+        return st;
+    st = need(ps, false, "an event");
     if (st != TROWEL_OK)
         return st;
     choreo_event_set_type(e, choreo_type_for_name(ps->t.text));
@@ -605,10 +605,11 @@ static trowel_status parse_event(parser *ps, choreo_channel *channel)
 
 static trowel_status parse_channel(parser *ps, choreo_actor *a)
 {
-    choreo_channel *c = choreo_channel_add(ps->s, a);
-    if (!c)
-        return trowel_ctx_last_error(ps->t.ctx)->status;
-    trowel_status st = need(ps, false, "a channel");
+    choreo_channel *c;
+    trowel_status st = choreo_channel_add(ps->s, a, &c);
+    if (st != TROWEL_OK)
+        return st;
+    st = need(ps, false, "a channel");
     if (st == TROWEL_OK)
         st = choreo_set_str(ps->t.ctx, &c->name, ps->t.text);
     if (st == TROWEL_OK && (st = need(ps, true, "a channel")) == TROWEL_OK)
@@ -635,11 +636,12 @@ static trowel_status parse_channel(parser *ps, choreo_actor *a)
 
 static trowel_status parse_actor(parser *ps)
 {
-    choreo_actor *a = choreo_actor_add(ps->s);
-    if (!a)
-        return trowel_ctx_last_error(ps->t.ctx)->status;
+    choreo_actor *a;
+    trowel_status st = choreo_actor_add(ps->s, &a);
+    if (st != TROWEL_OK)
+        return st;
     size_t index = ps->s->nactors - 1;
-    trowel_status st = need(ps, false, "an actor");
+    st = need(ps, false, "an actor");
     if (st == TROWEL_OK)
         st = choreo_set_str(ps->t.ctx, &a->name, ps->t.text);
     if (st == TROWEL_OK && (st = need(ps, true, "an actor")) == TROWEL_OK)
@@ -677,9 +679,9 @@ static trowel_status parse_scales(parser *ps)
     for (bool closed = false; st == TROWEL_OK;) {
         if ((st = block_item(ps, "scalesettings", &closed)) != TROWEL_OK || closed)
             break;
-        char *tool = choreo_strdup(ps->t.ctx, ps->t.text);
-        if (!tool)
-            return trowel_ctx_last_error(ps->t.ctx)->status;
+        char *tool;
+        if ((st = choreo_dup(ps->t.ctx, ps->t.text, &tool)) != TROWEL_OK)
+            return st;
         if ((st = need(ps, false, "scalesettings")) != TROWEL_OK) {
             trowel_mem_free(ps->t.ctx, tool);
             break;
@@ -790,12 +792,11 @@ trowel_status choreo_parse_vcd(trowel_ctx *ctx, trowel_reader *text, choreo_scen
     trowel_status st = trowel_reader_load(text, &data, &size);
     if (st != TROWEL_OK)
         return st;
-    parser *ps = trowel_mem_calloc(ctx, 1, sizeof *ps);
-    choreo_scene *s = choreo_scene_new(ctx);
-    if (!ps || !s) {
-        st = trowel_ctx_last_error(ctx)->status;
+    parser *ps = NULL;
+    choreo_scene *s = NULL;
+    if ((st = trowel_mem_new_zeroed(ctx, 1, sizeof *ps, &ps)) != TROWEL_OK ||
+        (st = choreo_scene_new(ctx, &s)) != TROWEL_OK)
         goto done;
-    }
     ps->t.ctx = ctx;
     ps->t.buf = ps->t.p = data;
     ps->t.end = data + size;
@@ -1220,9 +1221,10 @@ static void write_actor(outbuf *o, const choreo_scene *s, const choreo_actor *a)
 
 trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_sink *out)
 {
-    outbuf *o = trowel_mem_calloc(ctx, 1, sizeof *o);
-    if (!o)
-        return trowel_ctx_last_error(ctx)->status;
+    outbuf *o;
+    trowel_status st = trowel_mem_new_zeroed(ctx, 1, sizeof *o, &o);
+    if (st != TROWEL_OK)
+        return st;
     o->ctx = ctx;
     o->sink = out;
     ob_str(o, "// Choreo version 1\n");
@@ -1253,7 +1255,7 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
     ob_printf(o, "snap %s\n", s->snap ? "on" : "off");
     ob_printf(o, "ignorePhonemes %s\n", s->ignore_phonemes ? "on" : "off");
     ob_flush(o);
-    trowel_status st = o->st;
+    st = o->st;
     trowel_mem_free(ctx, o);
     return st;
 }

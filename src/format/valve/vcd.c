@@ -80,16 +80,16 @@ static int vcd_bid(trowel_reader *r)
 
 static trowel_status vcd_open(trowel_archive *a, trowel_reader *r)
 {
-    vcd_priv *p = trowel_mem_calloc(a->ctx, 1, sizeof *p);
-    if (!p)
-        return trowel_ctx_last_error(a->ctx)->status;
+    vcd_priv *p;
+    trowel_status st = trowel_mem_new_zeroed(a->ctx, 1, sizeof *p, &p);
+    if (st != TROWEL_OK)
+        return st;
     a->priv = p;
     /* the CRC of the bytes as stored, read through a copy of the reader */
     trowel_reader copy = *r;
     const uint8_t *span;
     size_t got;
     uint32_t crc = 0;
-    trowel_status st;
     while ((st = trowel_reader_borrow(&copy, TROWEL_READER_SPAN_MAX, &span, &got)) == TROWEL_OK && got)
         crc = trowel_crc32_update(crc, span, got);
     if (st != TROWEL_OK)

@@ -25,142 +25,27 @@
  * lastspeech rule (learnt, not copied), the ez2 (v2) and tsp (v3) images of
  * the shared corpus. Scenes themselves are read, written and summarised by
  * choreo.h. docs/formats/vsif.md has the details and trowel's checks.
- * This file reads, verifies and names; vsif_build.c builds (create, merge),
- * vsif_image.h is what the two share.
+ * This file lists, extracts, verifies and names; vsif_image.c reads the
+ * image into what it and vsif_build.c (create, merge) share (vsif_image.h).
  */
-#define _XOPEN_SOURCE 700 /* realpath */
+#include "format/valve/vsif_build.h"
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
 #include "core/sink.h"
 
 #include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-
-#define POOL_STRING_MAX 4096 /* the tokenizer's limit is 1024; room to spare */
 
 typedef struct vsif_state {
     vsif_image img;
     bool raw; /* extract the stored BVCD rather than text */
 } vsif_state;
-
-/* -------------------------------------------------------------- helpers */
-
-void vsif_put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-void vsif_image_free(trowel_ctx *ctx, vsif_image *img)
-{
-    for (size_t i = 0; img->scenes && i < img->count; i++)
-        trowel_mem_free(ctx, img->scenes[i].sounds);
-    trowel_mem_free(ctx, img->scenes);
-    trowel_mem_free(ctx, img->damage);
-    choreo_pool_free(img->pool);
-    memset(img, 0, sizeof *img);
-}
-
-/* Valve's name hash: CRC-32 of the name in lower case with '\' separators. */
-static uint32_t name_crc(const char *name)
-{
-    uint32_t crc = 0;
-    for (const char *p = name; *p; p++) {
-        uint8_t c = (uint8_t)*p;
-        if (c >= 'A' && c <= 'Z') /* ASCII only, whatever the locale */
-            c = (uint8_t)(c + ('a' - 'A'));
-        if (c == '/')
-            c = '\\';
-        crc = trowel_crc32(crc, &c, 1);
-    }
-    return crc;
-}
-
-/* A scene's CRC from its name. A name that is just the CRC ("%08x.vcd",
- * how trowel lists scenes whose names are unknown), alone or right under
- * scenes/, stands for that CRC, so an image extracted whole can be rebuilt
- * with every scene in place. */
-uint32_t vsif_scene_crc(const char *name)
-{
-    const char *base = strncasecmp(name, "scenes/", 7) == 0 ? name + 7 : name;
-    size_t n = strspn(base, "0123456789abcdef");
-    if (n == 8 && strcmp(base + 8, ".vcd") == 0)
-        return (uint32_t)strtoul(base, NULL, 16);
-    return name_crc(name);
-}
-
-bool vsif_ends_with_vcd(const char *name)
-{
-    size_t n = strlen(name);
-    return n >= 4 && strcasecmp(name + n - 4, ".vcd") == 0;
-}
-
-bool vsif_ends_with_bvcd(const char *name)
-{
-    size_t n = strlen(name);
-    return n >= 5 && strcasecmp(name + n - 5, ".bvcd") == 0;
-}
-
-/* name with the extension of a scene written as text (.vcd) or as stored
- * (.bvcd); the rest, case included, is kept. */
-void vsif_with_scene_extension(const char *name, bool stored, char *out, size_t cap)
-{
-    size_t n = strlen(name);
-    if (stored && vsif_ends_with_vcd(name))
-        snprintf(out, cap, "%.*s.bvcd", (int)(n - 4), name);
-    else if (!stored && vsif_ends_with_bvcd(name))
-        snprintf(out, cap, "%.*s.vcd", (int)(n - 5), name);
-    else
-        snprintf(out, cap, "%s", name);
-}
-
-/* The scene name for a candidate path: '\' become '/', everything from the
- * first "scenes" component on, or "scenes/" prepended when there is none;
- * ".vcd" appended when missing (the engine adds it too). */
-trowel_status vsif_scene_name(trowel_ctx *ctx, const char *path, char *out, size_t cap)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "name too long: %.64s...",
-                           path);
-    for (char *p = tmp; *p; p++)
-        if (*p == '\\')
-            *p = '/';
-    const char *start = NULL;
-    for (const char *p = tmp; *p; p = strchr(p, '/') ? strchr(p, '/') + 1 : p + strlen(p)) {
-        if (strncasecmp(p, "scenes/", 7) == 0) {
-            start = p;
-            break;
-        }
-    }
-    const char *rest = tmp;
-    while (*rest == '/' || strncmp(rest, "./", 2) == 0)
-        rest += *rest == '/' ? 1 : 2;
-    int n = start ? snprintf(out, cap, "%s%s", start, vsif_ends_with_vcd(start) ? "" : ".vcd")
-                  : snprintf(out, cap, "scenes/%s%s", rest, vsif_ends_with_vcd(rest) ? "" : ".vcd");
-    if (n < 0 || (size_t)n >= cap)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "name too long: %.64s...",
-                           path);
-    return TROWEL_OK;
-}
-
-/* Loads [off, off + len) of the input (checked against it) into memory. */
-static trowel_status load_span(trowel_reader *whole, uint64_t off, uint64_t len, uint8_t **out,
-                               size_t *size)
-{
-    trowel_reader sub;
-    trowel_status s = trowel_reader_sub(whole, off, len, &sub);
-    return s != TROWEL_OK ? s : trowel_reader_load(&sub, out, size);
-}
 
 /* ------------------------------------------------------------- reading */
 
@@ -172,241 +57,6 @@ static int vsif_bid(trowel_reader *r)
     uint32_t version = (uint32_t)h[4] | (uint32_t)h[5] << 8 | (uint32_t)h[6] << 16 |
                        (uint32_t)h[7] << 24;
     return version == 2 || version == 3 ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
-}
-
-/* Damage is data that is missing or broken past the header: the rest of
- * the image can still be read. Running out of memory is not damage. */
-static bool is_damage(trowel_status s)
-{
-    return s == TROWEL_ERR_TRUNCATED || s == TROWEL_ERR_CORRUPT || s == TROWEL_ERR_UNSUPPORTED;
-}
-
-/* Records the context's error as one problem of a damaged image. */
-static trowel_status keep_damage(trowel_ctx *ctx, vsif_image *img)
-{
-    trowel_error *d = trowel_mem_realloc(ctx, img->damage,
-                                         (img->damage_count + 1) * sizeof *img->damage);
-    if (!d)
-        return ctx->last_error.status;
-    img->damage = d;
-    img->damage[img->damage_count++] = ctx->last_error;
-    return TROWEL_OK;
-}
-
-/* The header; what it says is checked against the file later, part by
- * part, so that a cut file still gives what it holds. */
-static trowel_status read_header(trowel_reader *r, vsif_image *img)
-{
-    uint8_t id[4];
-    trowel_status s = trowel_read_bytes(r, id, 4);
-    if (s == TROWEL_OK && memcmp(id, vsif_id, 4) != 0)
-        return trowel_fail(r->ctx, TROWEL_ERR_UNSUPPORTED, 0, "no VSIF id");
-    if (s != TROWEL_OK || (s = trowel_read_u32le(r, &img->version)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &img->scene_count)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &img->string_count)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &img->entry_offset)) != TROWEL_OK)
-        return s;
-    if (img->version != 2 && img->version != 3)
-        return trowel_fail(r->ctx, TROWEL_ERR_UNSUPPORTED, 4,
-                           "VSIF version %lu: only 2 and 3 are known",
-                           (unsigned long)img->version);
-    if (img->string_count > CHOREO_POOL_MAX)
-        return trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, 12,
-                           "%lu strings: BVCD can index at most %u",
-                           (unsigned long)img->string_count, CHOREO_POOL_MAX);
-    return TROWEL_OK;
-}
-
-/* String i of the table, read at the reader's cursor. */
-static trowel_status read_string(trowel_reader *r, uint32_t i, char *str)
-{
-    uint32_t off;
-    trowel_reader at;
-    trowel_status s = trowel_read_u32le(r, &off);
-    if (s != TROWEL_OK)
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r),
-                           "the table of %lu string offsets runs past the end of the file",
-                           (unsigned long)i + 1);
-    if (off >= trowel_reader_size(r))
-        return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, trowel_reader_abs(r) - 4,
-                           "string %lu starts at 0x%lx, past the end of the file",
-                           (unsigned long)i, (unsigned long)off);
-    if ((s = trowel_reader_sub(r, off, trowel_reader_size(r) - off, &at)) == TROWEL_OK)
-        s = trowel_read_cstring(&at, str, POOL_STRING_MAX);
-    return s;
-}
-
-/* The pool; on damage, the strings before the first unreadable one. */
-static trowel_status read_pool(trowel_reader *r, vsif_image *img)
-{
-    trowel_ctx *ctx = r->ctx;
-    img->pool = choreo_pool_new(ctx);
-    if (!img->pool)
-        return ctx->last_error.status;
-    char *str = trowel_mem_alloc(ctx, POOL_STRING_MAX);
-    if (!str)
-        return ctx->last_error.status;
-    trowel_status s = trowel_reader_seek(r, VSIF_HEADER_SIZE);
-    uint32_t i = 0;
-    for (; s == TROWEL_OK && i < img->string_count; i++)
-        if ((s = read_string(r, i, str)) == TROWEL_OK)
-            s = choreo_pool_append(img->pool, str);
-    trowel_mem_free(ctx, str);
-    if (!is_damage(s))
-        return s;
-    char why[sizeof ctx->last_error.message];
-    snprintf(why, sizeof why, "%s", ctx->last_error.message);
-    trowel_fail(ctx, s, ctx->last_error.offset,
-                "%s: only %lu of the %lu strings can be read; scenes using the others cannot",
-                why, (unsigned long)choreo_pool_count(img->pool), (unsigned long)img->string_count);
-    return keep_damage(ctx, img);
-}
-
-static trowel_status read_summary(trowel_reader *whole, const vsif_image *img, vsif_scene *sc)
-{
-    trowel_ctx *ctx = whole->ctx;
-    trowel_reader r;
-    uint64_t fixed = img->version == 3 ? 12 : 8;
-    uint32_t strings = (uint32_t)choreo_pool_count(img->pool);
-    trowel_status s = trowel_reader_sub(whole, sc->summary_offset, fixed, &r);
-    if (s != TROWEL_OK)
-        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, sc->summary_offset,
-                           "the summary at 0x%lx runs past the end of the file",
-                           (unsigned long)sc->summary_offset);
-    uint32_t count;
-    if ((s = trowel_read_u32le(&r, &sc->msecs)) != TROWEL_OK ||
-        (img->version == 3 && (s = trowel_read_u32le(&r, &sc->lastspeech_msecs)) != TROWEL_OK) ||
-        (s = trowel_read_u32le(&r, &count)) != TROWEL_OK)
-        return s;
-    uint64_t list_at = sc->summary_offset + fixed;
-    if (trowel_reader_sub(whole, list_at, (uint64_t)count * 4, &r) != TROWEL_OK)
-        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, list_at - 4,
-                           "the summary's %lu sound indices run past the end of the file",
-                           (unsigned long)count);
-    sc->sounds = trowel_mem_calloc(ctx, count ? count : 1, sizeof *sc->sounds);
-    if (!sc->sounds)
-        return ctx->last_error.status;
-    for (uint32_t i = 0; i < count; i++) {
-        if ((s = trowel_read_u32le(&r, &sc->sounds[i])) != TROWEL_OK)
-            return s;
-        if (sc->sounds[i] >= strings)
-            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, list_at + 4 * (uint64_t)i,
-                               "sound string index %lu is out of range (%lu strings)",
-                               (unsigned long)sc->sounds[i], (unsigned long)strings);
-    }
-    sc->sound_count = count;
-    sc->summary_ok = true;
-    return TROWEL_OK;
-}
-
-/* The data span: inside the file; "bvcd" raw or an LZMA header whose
- * stream fits in it. */
-static trowel_status read_data_header(trowel_reader *whole, vsif_scene *sc)
-{
-    trowel_ctx *ctx = whole->ctx;
-    trowel_reader r;
-    if (trowel_reader_sub(whole, sc->data_offset, sc->data_length, &r) != TROWEL_OK)
-        return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, sc->data_offset,
-                           "scene data at 0x%lx (%lu bytes) runs past the end of the file",
-                           (unsigned long)sc->data_offset, (unsigned long)sc->data_length);
-    uint8_t h[TROWEL_VSIF_LZMA_HEADER_SIZE];
-    size_t n = sc->data_length < sizeof h ? sc->data_length : sizeof h;
-    trowel_status s = trowel_read_bytes(&r, h, n);
-    if (s != TROWEL_OK)
-        return s;
-    if (n >= 4 && memcmp(h, bvcd_id, 4) == 0) {
-        sc->compressed = false;
-        sc->size = sc->data_length;
-        return TROWEL_OK;
-    }
-    if (!trowel_vsif_lzma_is_compressed(h, n))
-        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, sc->data_offset,
-                           "scene data is neither \"bvcd\" nor \"LZMA\"");
-    trowel_vsif_lzma_header lh;
-    if ((s = trowel_vsif_lzma_parse_header(ctx, h, n < sizeof h ? n : sc->data_length,
-                                           sc->data_offset, &lh)) != TROWEL_OK)
-        return s;
-    sc->compressed = true;
-    sc->size = lh.actual_size;
-    sc->lzma_size = lh.lzma_size;
-    return TROWEL_OK;
-}
-
-/* Entry slot of the table: its summary (kept as damage if unreadable) and
- * its data header. Not OK: the scene's data cannot be found. */
-static trowel_status read_scene(trowel_reader *r, vsif_image *img, uint32_t slot, vsif_scene *sc)
-{
-    trowel_ctx *ctx = r->ctx;
-    memset(sc, 0, sizeof *sc);
-    sc->slot = slot;
-    trowel_status s = trowel_reader_seek(r, img->entry_offset + (uint64_t)slot * VSIF_ENTRY_SIZE);
-    if (s != TROWEL_OK || (s = trowel_read_u32le(r, &sc->crc)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &sc->data_offset)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
-        (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
-        return s;
-    char name[16];
-    snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
-    trowel_set_entry(ctx, name);
-    if ((s = read_data_header(r, sc)) != TROWEL_OK)
-        return s; /* the scene is lost: its summary does not matter */
-    s = read_summary(r, img, sc);
-    if (s != TROWEL_OK) {
-        trowel_mem_free(ctx, sc->sounds);
-        sc->sounds = NULL;
-        sc->sound_count = 0;
-        if (is_damage(s))
-            s = keep_damage(ctx, img);
-    }
-    return s;
-}
-
-/* The entries, as many as the file holds: a cut table loses the scenes
- * whose entries are missing, a scene whose data cannot be found is left
- * out; both are kept as damage. */
-static trowel_status read_entries(trowel_reader *r, vsif_image *img)
-{
-    trowel_ctx *ctx = r->ctx;
-    uint64_t size = trowel_reader_size(r);
-    uint64_t room = img->entry_offset <= size ? (size - img->entry_offset) / VSIF_ENTRY_SIZE : 0;
-    uint32_t slots = room < img->scene_count ? (uint32_t)room : img->scene_count;
-    trowel_status s = TROWEL_OK;
-    if (slots < img->scene_count) {
-        trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 16,
-                    "the table of %lu scene entries at 0x%lx runs past the end of the file: "
-                    "%lu of them are lost",
-                    (unsigned long)img->scene_count, (unsigned long)img->entry_offset,
-                    (unsigned long)(img->scene_count - slots));
-        if ((s = keep_damage(ctx, img)) != TROWEL_OK)
-            return s;
-    }
-    img->scenes = trowel_mem_calloc(ctx, slots ? slots : 1, sizeof *img->scenes);
-    if (!img->scenes)
-        return ctx->last_error.status;
-    for (uint32_t i = 0; s == TROWEL_OK && i < slots; i++) {
-        s = read_scene(r, img, i, &img->scenes[img->count]);
-        if (s == TROWEL_OK)
-            img->count++;
-        else if (is_damage(s))
-            s = keep_damage(ctx, img);
-    }
-    trowel_set_entry(ctx, NULL);
-    return s;
-}
-
-/* Reads header, pool, entries and summaries of the image in r; what a
- * damaged file lacks is in img->damage. */
-trowel_status vsif_image_read(trowel_reader *r, vsif_image *img)
-{
-    memset(img, 0, sizeof *img);
-    trowel_status s = read_header(r, img);
-    if (s == TROWEL_OK)
-        s = read_pool(r, img);
-    if (s == TROWEL_OK)
-        s = read_entries(r, img);
-    if (s == TROWEL_OK && img->damage_count) /* kept in img->damage */
-        trowel_ctx_clear_error(r->ctx);
-    return s;
 }
 
 /* Tells the warning handler about each problem of a damaged image. */
@@ -425,67 +75,6 @@ static void warn_damage(trowel_ctx *ctx, const vsif_image *img)
 }
 
 
-void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b)
-{
-    trowel_input_close(b->mem);
-    trowel_mem_free(ctx, b->decoded);
-    memset(b, 0, sizeof *b);
-}
-
-trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
-                                     vsif_scene_bvcd *b)
-{
-    memset(b, 0, sizeof *b);
-    trowel_reader whole;
-    trowel_reader_init(&whole, ctx, in);
-    if (!sc->compressed)
-        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
-    uint8_t *blob;
-    size_t blob_size, size = 0;
-    trowel_status s = load_span(&whole, sc->data_offset, sc->data_length, &blob, &blob_size);
-    if (s != TROWEL_OK)
-        return s;
-    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
-    trowel_mem_free(ctx, blob);
-    if (s == TROWEL_OK)
-        s = trowel_input_open_memory(ctx, b->decoded, size, "(bvcd)", &b->mem);
-    if (s == TROWEL_OK)
-        trowel_reader_init(&b->r, ctx, b->mem);
-    else
-        vsif_scene_bvcd_close(ctx, b);
-    return s;
-}
-
-/* Parses the scene with the image's pool; *trailing (if wanted) counts the
- * bytes after it, which the engine never looks at. */
-trowel_status vsif_parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
-                                 const choreo_pool *pool, choreo_scene **out,
-                                 uint64_t *bvcd_size, uint64_t *trailing)
-{
-    vsif_scene_bvcd b;
-    trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
-    if (s != TROWEL_OK)
-        return s;
-    s = choreo_read_bvcd(ctx, &b.r, pool, out);
-    if (bvcd_size)
-        *bvcd_size = trowel_reader_size(&b.r);
-    if (trailing)
-        *trailing = s == TROWEL_OK ? trowel_reader_remaining(&b.r) : 0;
-    vsif_scene_bvcd_close(ctx, &b);
-    return s;
-}
-
-/* One summary value against the two rules: a vote when only one fits. */
-static void count_vote(vsif_image *img, uint32_t stored, uint32_t by_double, uint32_t by_float)
-{
-    if (by_double == by_float)
-        return;
-    if (stored == by_float)
-        img->float_votes++;
-    else if (stored == by_double)
-        img->double_votes++;
-}
-
 /* Which rounding rule the image's summaries follow: "double", "float",
  * "either" (no scene tells them apart) or "mixed" (scenes disagree). */
 static const char *summary_rule_name(const vsif_image *img)
@@ -494,72 +83,20 @@ static const char *summary_rule_name(const vsif_image *img)
         return "mixed";
     return img->float_votes ? "float" : img->double_votes ? "double" : "either";
 }
-
-/* The rule to keep when building from (or on) this image: the one most of
- * its scenes follow, double when none tells. */
-bool vsif_image_uses_float(const vsif_image *img)
-{
-    return img->float_votes > img->double_votes;
-}
-
-/* Reads every scene once when the image is opened, for two things only
- * the scenes can tell: a scene whose string indices fall outside the pool
- * cannot become text (it is then extracted as stored, named .bvcd), and a
- * scene whose summary fits only one rounding rule tells which rule the
- * image's builder followed. A scene that cannot be read at all is left for
- * extract and verify to report, as before. */
-trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img)
-{
-    for (uint32_t i = 0; i < img->count; i++) {
-        vsif_scene *sc = &img->scenes[i];
-        vsif_scene_bvcd b;
-        choreo_scene *scene = NULL;
-        size_t missing = 0;
-        int first = 0;
-        trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
-        if (s == TROWEL_OK) {
-            s = choreo_read_bvcd_loose(ctx, &b.r, img->pool, &scene, &missing, &first);
-            vsif_scene_bvcd_close(ctx, &b);
-        }
-        if (s == TROWEL_ERR_NOMEM)
-            return s;
-        if (s != TROWEL_OK) {
-            trowel_ctx_clear_error(ctx);
-            continue;
-        }
-        sc->textless = missing > 0;
-        sc->bad_index = first;
-        choreo_summary sum;
-        if (sc->summary_ok && (s = choreo_summarize(ctx, scene, &sum)) == TROWEL_OK) {
-            count_vote(img, sc->msecs, sum.msecs, sum.msecs_float);
-            if (img->version == 3)
-                count_vote(img, sc->lastspeech_msecs, sum.lastspeech_msecs,
-                           sum.lastspeech_msecs_float);
-            choreo_summary_free(ctx, &sum);
-        }
-        choreo_scene_free(ctx, scene);
-        if (s != TROWEL_OK)
-            return s;
-    }
-    return TROWEL_OK;
-}
-
 static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
 {
     char name[16];
     snprintf(name, sizeof name, "%08lx.%s", (unsigned long)sc->crc, sc->textless ? "bvcd" : "vcd");
     trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
                       .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
-    trowel_props *x = trowel_archive_add_entry(a, &e);
-    if (!x)
-        return a->ctx->last_error.status;
-    const char **sounds = trowel_mem_calloc(a->ctx, sc->sound_count ? sc->sound_count : 1,
-                                            sizeof *sounds);
-    if (!sounds)
-        return a->ctx->last_error.status;
+    trowel_props *x;
+    const char **sounds;
+    trowel_status s = trowel_archive_add(a, &e, &x);
+    if (s != TROWEL_OK || (s = trowel_mem_new_zeroed(a->ctx, sc->sound_count ? sc->sound_count : 1,
+                                                     sizeof *sounds, &sounds)) != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i < sc->sound_count; i++)
         sounds[i] = choreo_pool_get(img->pool, sc->sounds[i]);
-    trowel_status s;
     if ((s = trowel_props_add_hex(x, "crc", sc->crc)) == TROWEL_OK &&
         (s = trowel_props_add_bool(x, "compressed", sc->compressed)) == TROWEL_OK &&
         sc->summary_ok && /* a damaged summary shows nothing */
@@ -573,12 +110,13 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
 
 static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
 {
-    vsif_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    vsif_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     vsif_image *img = &st->img;
-    trowel_status s = vsif_image_read(r, img);
+    s = vsif_image_read(r, img);
     if (s == TROWEL_OK)
         s = vsif_image_survey(a->ctx, a->in, img);
     if (s != TROWEL_OK)
@@ -958,7 +496,7 @@ static trowel_status offer_name(namer *nm, const char *candidate)
     trowel_status s = vsif_scene_name(nm->a->ctx, candidate, name, sizeof name);
     if (s != TROWEL_OK)
         return s;
-    crc_slot key = {name_crc(name), 0};
+    crc_slot key = {vsif_name_crc(name), 0};
     const crc_slot *hit = bsearch(&key, nm->slots, nm->count, sizeof key, by_crc);
     if (!hit)
         return TROWEL_OK;
@@ -1009,87 +547,90 @@ static trowel_status names_from_list(namer *nm, const char *path)
     return s;
 }
 
+static trowel_status scan_folder(namer *nm, const char *fs, const char *prefix, int depth);
+
+/* A folder being scanned: its name for the io hooks, the scene-name prefix
+ * of what it holds ("scenes/npc"), and the first failure met in it. */
+typedef struct folder_scan {
+    namer *nm;
+    const char *fs, *prefix;
+    int depth;
+    trowel_status status;
+} folder_scan;
+
+/* One name of a scanned folder: a subfolder is scanned in turn, a .vcd
+ * file offered (a link counts as a file: it is never followed). */
+static bool scan_child(void *user, const char *child_name, bool is_folder)
+{
+    folder_scan *f = user;
+    char child[PATH_MAX], name[PATH_MAX];
+    if (snprintf(child, sizeof child, "%s/%s", f->fs, child_name) >= (int)sizeof child ||
+        snprintf(name, sizeof name, "%s/%s", f->prefix, child_name) >= (int)sizeof name)
+        return true;
+    if (is_folder)
+        f->status = scan_folder(f->nm, child, name, f->depth + 1);
+    else if (vsif_ends_with_vcd(child_name))
+        f->status = offer_name(f->nm, name);
+    return f->status == TROWEL_OK;
+}
+
 /* Offers every .vcd file under fs (depth-limited), named prefix/child. */
 static trowel_status scan_folder(namer *nm, const char *fs, const char *prefix, int depth)
 {
     if (depth > 64)
         return TROWEL_OK;
-    DIR *d = opendir(fs);
-    if (!d)
-        return trowel_fail(nm->a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s",
-                           fs, strerror(errno));
-    trowel_status s = TROWEL_OK;
-    struct dirent *de;
-    while (s == TROWEL_OK && (de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-            continue;
-        char child[PATH_MAX], name[PATH_MAX];
-        if (snprintf(child, sizeof child, "%s/%s", fs, de->d_name) >= (int)sizeof child ||
-            snprintf(name, sizeof name, "%s/%s", prefix, de->d_name) >= (int)sizeof name)
-            continue;
-        struct stat sb;
-        if (lstat(child, &sb) != 0)
-            continue;
-        if (S_ISDIR(sb.st_mode))
-            s = scan_folder(nm, child, name, depth + 1);
-        else if (vsif_ends_with_vcd(de->d_name))
-            s = offer_name(nm, name);
-    }
-    closedir(d);
-    return s;
+    folder_scan f = {nm, fs, prefix, depth, TROWEL_OK};
+    trowel_status s = trowel_list_related_no_links(nm->a->ctx, NULL, fs, scan_child, &f);
+    return s != TROWEL_OK ? s : f.status;
 }
 
-/* A folder: if it holds "scenes", that is scanned; otherwise the folder is
- * taken to be (inside) the scenes folder: names start at its last "scenes"
- * component, or with "scenes/" when it has none. */
-static trowel_status names_from_folder(namer *nm, const char *path)
+/* Looks for a subfolder called "scenes" in any case (a link to one
+ * counts): its name as spelt there. */
+static bool find_scenes(void *user, const char *name, bool is_folder)
 {
-    char real[PATH_MAX], sub[PATH_MAX + 8];
-    if (!realpath(path, real))
-        return trowel_fail(nm->a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path,
-                           strerror(errno));
-    DIR *d = opendir(real);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            struct stat sb;
-            if (strcasecmp(de->d_name, "scenes") != 0 ||
-                snprintf(sub, sizeof sub, "%s/%s", real, de->d_name) >= (int)sizeof sub)
-                continue;
-            if (stat(sub, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-                char prefix[8];
-                memcpy(prefix, de->d_name, 7); /* "scenes" in its own case */
-                closedir(d);
-                return scan_folder(nm, sub, prefix, 0);
-            }
-        }
-        closedir(d);
-    }
+    char *found = user;
+    if (!is_folder || strcasecmp(name, "scenes") != 0)
+        return true;
+    memcpy(found, name, 7);
+    return false;
+}
+
+/* A folder (full: its canonical name, trowel_locate_related): if it holds
+ * "scenes", that is scanned; otherwise the folder is taken to be (inside)
+ * the scenes folder: names start at its last "scenes" component, or with
+ * "scenes/" when it has none. A folder that cannot be listed is said by
+ * the scan of it. */
+static trowel_status names_from_folder(namer *nm, const char *full)
+{
+    char scenes[8] = "", sub[PATH_MAX + 8];
+    if (trowel_list_related(nm->a->ctx, NULL, full, find_scenes, scenes) == TROWEL_OK &&
+        scenes[0] && snprintf(sub, sizeof sub, "%s/%s", full, scenes) < (int)sizeof sub)
+        return scan_folder(nm, sub, scenes, 0);
     const char *last = NULL;
-    for (const char *p = real; (p = strchr(p, '/')) != NULL; p++)
+    for (const char *p = full; (p = strchr(p, '/')) != NULL; p++)
         if (strncasecmp(p + 1, "scenes", 6) == 0 && (p[7] == '/' || p[7] == '\0'))
             last = p + 1;
-    return scan_folder(nm, real, last ? last : "scenes", 0);
+    return scan_folder(nm, full, last ? last : "scenes", 0);
 }
 
+/* --names PATH: a folder scanned for .vcd files or a list of names, both
+ * through the io hooks. */
 static trowel_status vsif_set_names(trowel_archive *a, const char *path)
 {
-    namer nm = {a, NULL, a->entry_count};
     const vsif_state *st = a->priv;
-    nm.slots = trowel_mem_calloc(a->ctx, nm.count ? nm.count : 1, sizeof *nm.slots);
-    if (!nm.slots)
-        return a->ctx->last_error.status;
+    namer nm = {a, NULL, a->entry_count};
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, nm.count ? nm.count : 1, sizeof *nm.slots,
+                                            &nm.slots);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < nm.count; i++)
         nm.slots[i] = (crc_slot){st->img.scenes[i].crc, i};
     qsort(nm.slots, nm.count, sizeof *nm.slots, by_crc);
-    struct stat sb;
-    trowel_status s;
-    if (stat(path, &sb) != 0)
-        s = trowel_fail(a->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(sb.st_mode))
-        s = names_from_folder(&nm, path);
-    else
-        s = names_from_list(&nm, path);
+    char full[PATH_MAX];
+    bool is_folder;
+    s = trowel_locate_related(a->ctx, NULL, path, full, sizeof full, &is_folder);
+    if (s == TROWEL_OK)
+        s = is_folder ? names_from_folder(&nm, full) : names_from_list(&nm, path);
     trowel_mem_free(a->ctx, nm.slots);
     return s;
 }

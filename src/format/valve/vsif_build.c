@@ -4,10 +4,11 @@
  * layout), from stored scenes a manifest describes (.bvcd, kept byte for
  * byte with the manifest's pool), and merges into a base image (-O base=).
  * The image and the helpers it shares with the reader are in
- * vsif_image.h; the format's facts and trowel's choices are in vsif.c and
+ * vsif_image.h (vsif_image.c); the format's facts and trowel's choices are in vsif.c and
  * docs/formats/vsif.md. Facts: Source SDK 2013 sceneimage.cpp (learnt,
  * not copied), the ez2 and tsp images of the shared corpus.
  */
+#include "format/valve/vsif_build.h"
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
@@ -64,31 +65,31 @@ static void builder_free(builder *b)
     trowel_input_close(b->base_in);
 }
 
-static build_scene *builder_add(builder *b)
+/* A new, zeroed scene at the end of the builder's list. */
+static trowel_status builder_add(builder *b, build_scene **out)
 {
     if (b->count == b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
-        build_scene *p = trowel_mem_realloc(b->ctx, b->scenes, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        b->scenes = p;
+        trowel_status s = trowel_mem_resize_array(b->ctx, &b->scenes, cap, sizeof *b->scenes);
+        if (s != TROWEL_OK)
+            return s;
         b->cap = cap;
     }
-    build_scene *sc = &b->scenes[b->count++];
-    memset(sc, 0, sizeof *sc);
-    return sc;
+    *out = &b->scenes[b->count++];
+    memset(*out, 0, sizeof **out);
+    return TROWEL_OK;
 }
 
 /* Interns the sound names (pool ids de-duplicated, as the engine does). */
 static trowel_status intern_sounds(builder *b, build_scene *sc, const char *const *sounds,
                                    size_t n)
 {
-    sc->sounds = trowel_mem_calloc(b->ctx, n ? n : 1, sizeof *sc->sounds);
-    if (!sc->sounds)
-        return b->ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(b->ctx, n ? n : 1, sizeof *sc->sounds, &sc->sounds);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++) {
         uint32_t id;
-        trowel_status s = choreo_pool_intern(b->pool, sounds[i], &id);
+        s = choreo_pool_intern(b->pool, sounds[i], &id);
         if (s != TROWEL_OK)
             return s;
         bool seen = false;
@@ -133,7 +134,7 @@ static trowel_status store_bytes(builder *b, build_scene *sc, uint8_t *bvcd, siz
     size_t blob_size;
     if (!b->lzma && !(b->lzma = trowel_vsif_lzma_encoder_new(b->ctx))) {
         trowel_mem_free(b->ctx, bvcd);
-        return b->ctx->last_error.status;
+        return trowel_ctx_last_error(b->ctx)->status; /* the codec's constructor sets it */
     }
     s = trowel_vsif_lzma_encoder_run(b->lzma, bvcd, size, &blob, &blob_size);
     if (s != TROWEL_OK) {
@@ -174,16 +175,14 @@ static uint32_t crlf_crc(const uint8_t *p, size_t n)
 static trowel_status compile_into(builder *b, const char *name, const choreo_scene *scene,
                                   const choreo_summary *sum, uint32_t source_crc)
 {
-    build_scene *sc = builder_add(b);
-    if (!sc)
-        return b->ctx->last_error.status;
-    sc->name = trowel_mem_strdup(b->ctx, name);
-    if (!sc->name)
-        return b->ctx->last_error.status;
+    build_scene *sc;
+    trowel_status s = builder_add(b, &sc);
+    if (s != TROWEL_OK || (s = trowel_mem_dup(b->ctx, name, &sc->name)) != TROWEL_OK)
+        return s;
     sc->crc = vsif_scene_crc(name);
     sc->msecs = b->float_rule ? sum->msecs_float : sum->msecs;
     sc->lastspeech_msecs = b->float_rule ? sum->lastspeech_msecs_float : sum->lastspeech_msecs;
-    trowel_status s = intern_sounds(b, sc, sum->sounds, sum->sound_count);
+    s = intern_sounds(b, sc, sum->sounds, sum->sound_count);
     return s == TROWEL_OK ? store_scene(b, sc, scene, source_crc) : s;
 }
 
@@ -256,19 +255,19 @@ static trowel_status keep_base_scene(builder *b, const vsif_image *old, const vs
     char label[16];
     snprintf(label, sizeof label, "%08lx.vcd", (unsigned long)osc->crc);
     trowel_set_entry(ctx, label);
-    build_scene *sc = builder_add(b);
-    if (!sc)
-        return ctx->last_error.status;
+    build_scene *sc;
+    trowel_status s = builder_add(b, &sc);
+    if (s != TROWEL_OK)
+        return s;
     sc->crc = osc->crc;
     sc->msecs = osc->msecs;
     sc->lastspeech_msecs = osc->lastspeech_msecs;
     sc->from_base = true;
     sc->base_offset = osc->data_offset;
     sc->data_size = osc->data_length;
-    sc->sounds = trowel_mem_calloc(ctx, osc->sound_count ? osc->sound_count : 1,
-                                   sizeof *sc->sounds);
-    if (!sc->sounds)
-        return ctx->last_error.status;
+    if ((s = trowel_mem_new_zeroed(ctx, osc->sound_count ? osc->sound_count : 1,
+                                   sizeof *sc->sounds, &sc->sounds)) != TROWEL_OK)
+        return s;
     memcpy(sc->sounds, osc->sounds, osc->sound_count * sizeof *sc->sounds);
     sc->sound_count = osc->sound_count;
     if (old->version != 3 && b->version == 3)
@@ -700,8 +699,8 @@ static trowel_status add_stored_source(builder *b, const trowel_source *src, jso
     if (s == TROWEL_OK && (n < 4 || !bvcd || memcmp(bvcd, bvcd_id, 4) != 0))
         s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, 0, "not a BVCD (no \"bvcd\" signature)");
     build_scene *sc = NULL;
-    if (s == TROWEL_OK && (!(sc = builder_add(b)) || !(sc->name = trowel_mem_strdup(ctx, name))))
-        s = ctx->last_error.status;
+    if (s == TROWEL_OK && (s = builder_add(b, &sc)) == TROWEL_OK)
+        s = trowel_mem_dup(ctx, name, &sc->name);
     if (s == TROWEL_OK && sc) {
         sc->crc = vsif_scene_crc(name);
         if (!recorded_summary(b, entry, trowel_crc32(0, bvcd, n), sc))
@@ -761,8 +760,8 @@ trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
         return s;
     b.manifest = manifest;
     b.scene_mode = b.compress;
-    b.pool = choreo_pool_new(ctx);
-    s = b.pool ? manifest_pool(ctx, manifest, &b) : ctx->last_error.status;
+    if ((s = choreo_pool_new(ctx, &b.pool)) == TROWEL_OK)
+        s = manifest_pool(ctx, manifest, &b);
     const char *base = trowel_options_get(p->options, p->option_count, "base");
     if (s == TROWEL_OK && base && b.stored_ok)
         s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -770,17 +769,16 @@ trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
                         "it cannot be merged into a base image");
     if (s == TROWEL_OK && !b.stored_ok)
         warn_stored_skipped(ctx, p);
-    uint32_t *crcs =
-        s == TROWEL_OK ? trowel_mem_calloc(ctx, p->source_count + 1, sizeof *crcs) : NULL;
+    uint32_t *crcs = NULL;
     size_t ncrcs = 0;
-    if (s == TROWEL_OK)
-        s = crcs ? source_crcs(ctx, p, b.stored_ok, crcs, &ncrcs) : ctx->last_error.status;
+    if (s == TROWEL_OK &&
+        (s = trowel_mem_new_zeroed(ctx, p->source_count + 1, sizeof *crcs, &crcs)) == TROWEL_OK)
+        s = source_crcs(ctx, p, b.stored_ok, crcs, &ncrcs);
     if (s == TROWEL_OK && base)
         s = add_base(&b, p, base, crcs, ncrcs, version_given);
-    const trowel_source **order =
-        s == TROWEL_OK ? trowel_mem_calloc(ctx, ncrcs + 1, sizeof *order) : NULL;
-    if (s == TROWEL_OK && !order)
-        s = ctx->last_error.status;
+    const trowel_source **order = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, ncrcs + 1, sizeof *order, &order);
     for (size_t i = 0, k = 0; s == TROWEL_OK && i < p->source_count; i++)
         if (is_scene_source(p->sources[i].name, b.stored_ok))
             order[k++] = &p->sources[i];

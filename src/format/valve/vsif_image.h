@@ -1,8 +1,9 @@
 /*
  * scenes.image (VSIF): what the reader (vsif.c) and the builder
- * (vsif_build.c) share: the image as read, its scenes, and the helpers both
- * need (names and CRCs, reading a scene's BVCD). Layout and sources: see
- * vsif.c and docs/formats/vsif.md.
+ * (vsif_build.c) share, defined in vsif_image.c: the image as read, its
+ * scenes, and the helpers both need (names and CRCs, reading a scene's
+ * BVCD). Both use it; it uses neither. Layout and sources: see vsif.c and
+ * docs/formats/vsif.md.
  */
 #ifndef TROWEL_VALVE_VSIF_IMAGE_H
 #define TROWEL_VALVE_VSIF_IMAGE_H
@@ -12,8 +13,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-struct json_object;
 
 #define VSIF_HEADER_SIZE 20u
 #define VSIF_ENTRY_SIZE 16u
@@ -67,6 +66,8 @@ bool vsif_ends_with_bvcd(const char *name);
 void vsif_with_scene_extension(const char *name, bool stored, char *out, size_t cap);
 trowel_status vsif_scene_name(trowel_ctx *ctx, const char *path, char *out, size_t cap);
 uint32_t vsif_scene_crc(const char *name);
+/* Valve's hash of a scene name, whatever it looks like. */
+uint32_t vsif_name_crc(const char *name);
 
 /* Reads header, pool, entries and summaries of the image in r; what a
  * damaged file lacks is in img->damage. vsif_image_free releases it. */
@@ -88,9 +89,5 @@ void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b);
 trowel_status vsif_parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
                                const choreo_pool *pool, choreo_scene **out, uint64_t *bvcd_size,
                                uint64_t *trailing);
-
-/* The builder (vsif_build.c): trowel_format_vsif's create. */
-trowel_status vsif_create(trowel_ctx *ctx, const trowel_create_params *p,
-                          struct json_object *manifest, trowel_sink *out);
 
 #endif
