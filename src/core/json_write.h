@@ -22,6 +22,7 @@
  * instead of being copied into it. */
 #define TROWEL_JW_BUFFER ((size_t)1 << 19)
 
+/* Holds its buffer: allocate one (trowel_mem_new), never on the stack. */
 typedef struct trowel_json_writer {
     trowel_sink *out;
     trowel_status s;
