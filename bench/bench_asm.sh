@@ -15,7 +15,7 @@
 # (default /tmp) and removed at the end. Timing as bench_vpp.sh
 # (bench/lib.sh): medians of BENCH_RUNS (default 9) alternating runs after
 # one warm-up, wall and CPU time, `sync` before each; ratios are trowel/cp
-# time.
+# time, wall and CPU (on a shared machine the CPU ratio is the steadier).
 set -euo pipefail
 
 build=${1:-build}
@@ -31,6 +31,9 @@ for tool in python3 /usr/bin/time; do
 done
 # shellcheck source=bench/lib.sh
 . "$here/bench/lib.sh"
+
+# CPU times are counted in milliseconds: cp of a small file may show none.
+cpu_ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else printf "n/a (cp under 1 ms)" }'; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-asm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -69,12 +72,15 @@ ASM v12: $containers containers, $((containers * prims)) primitives; $asm_size b
   trowel info      ${parse[0]} s wall ($(mbps "$asm_size" "${parse[0]}") MB/s of ASM)  ${parse[1]} s cpu
   cp of the ASM    ${parse[2]} s wall  ${parse[3]} s cpu
   trowel time / cp's: $(ratio "${parse[0]}" "${parse[2]}")
+  trowel CPU / cp's: $(cpu_ratio "${parse[1]}" "${parse[3]}")
 2. ASM -> JSON (convert --to json)
   trowel convert   ${tojson[0]} s wall ($(mbps "$json_size" "${tojson[0]}") MB/s of JSON)  ${tojson[1]} s cpu  peak RSS $tojson_rss KiB
   cp of the JSON   ${tojson[2]} s wall  ${tojson[3]} s cpu
   trowel time / cp's: $(ratio "${tojson[0]}" "${tojson[2]}")
+  trowel CPU / cp's: $(cpu_ratio "${tojson[1]}" "${tojson[3]}")
 3. JSON -> ASM (create -t asm --manifest), byte-identical
   trowel create    ${fromjson[0]} s wall ($(mbps "$json_size" "${fromjson[0]}") MB/s of JSON)  ${fromjson[1]} s cpu  peak RSS $fromjson_rss KiB
   cp of the JSON   ${fromjson[2]} s wall  ${fromjson[3]} s cpu
   trowel time / cp's: $(ratio "${fromjson[0]}" "${fromjson[2]}")
+  trowel CPU / cp's: $(cpu_ratio "${fromjson[1]}" "${fromjson[3]}")
 OUT

@@ -3,7 +3,10 @@
  * public archive API as the CLI drives it (see archive_fuzz.h), plus the
  * JSON form: whatever opens whole must convert to JSON and build back from
  * it to the very same bytes; what opens damaged (cut short: the containers
- * before the fault) must build a whole ASM of those containers.
+ * before the fault) must build a whole ASM of those containers. The
+ * converted document must open with the head json-c prints for the same
+ * archive (the streaming head of src/core/archive_json_head.c, byte for
+ * byte).
  */
 #include "archive_fuzz.h"
 
@@ -28,6 +31,19 @@ static void check_whole(const uint8_t *data, size_t size, size_t containers)
     trowel_ctx_free(ctx);
 }
 
+/* The n bytes of JSON at json open with json-c's head of a. */
+static void check_head(trowel_archive *a, const char *json, size_t n)
+{
+    char *head = NULL;
+    if (trowel_archive_to_json(a, TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY,
+                               &head) != TROWEL_OK)
+        return; /* out of memory: nothing to compare */
+    size_t h = strlen(head);
+    if (h < 2 || n < h - 2 || memcmp(json, head, h - 2) != 0)
+        abort();
+    trowel_free(head);
+}
+
 static void json_round_trip(const uint8_t *data, size_t size)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -44,6 +60,7 @@ static void json_round_trip(const uint8_t *data, size_t size)
         trowel_sink_write(js, "", 1) == TROWEL_OK) { /* a NUL for the parser */
         size_t n = 0;
         const char *json = (const char *)trowel_sink_data(js, &n);
+        check_head(a, json, n);
         trowel_create_params p = {.manifest_json = json};
         if (trowel_sink_open_memory(ctx, &bin) == TROWEL_OK &&
             trowel_create(ctx, trowel_format_find("asm"), &p, bin) == TROWEL_OK) {

@@ -3,6 +3,7 @@
  * parts of verify, manifest, create and convert that every format shares.
  * Format modules only parse and build; this file owns the bookkeeping.
  */
+#include "archive_json_head.h"
 #include "filter.h"
 #include "input.h"
 #include "json_pull.h"
@@ -842,6 +843,27 @@ static trowel_status json_stream_rest(trowel_archive *a, const char *text, trowe
     return s != TROWEL_OK ? s : done;
 }
 
+/* The whole document through the streaming writer, head included
+ * (archive_json_head.c): for a format that streams its part and adds
+ * nothing to the tree, when the head prints as json-c prints it. */
+static trowel_status json_stream_all(trowel_archive *a, trowel_sink *out)
+{
+    trowel_json_writer *w;
+    trowel_status s = trowel_mem_new(a->ctx, sizeof *w, &w);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_jw_init(w, out);
+    trowel_jw_begin_object(w);
+    trowel_archive_json_head(a, w);
+    s = w->s == TROWEL_OK ? a->fmt->convert_json_stream(a, w) : TROWEL_OK;
+    trowel_jw_end_object(w);
+    trowel_status done = trowel_jw_finish(w, a->ctx);
+    trowel_mem_free(a->ctx, w);
+    if (s == TROWEL_OK && done == TROWEL_OK)
+        done = trowel_sink_write(out, "\n", 1);
+    return s != TROWEL_OK ? s : done;
+}
+
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *opts, size_t nopts, trowel_sink *out)
 {
@@ -849,6 +871,9 @@ trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *tar
     trowel_status checked = trowel_options_check_format(ctx, a->fmt, target, opts, nopts);
     if (checked != TROWEL_OK)
         return checked;
+    if (strcmp(target, "json") == 0 && a->fmt->convert_json_stream && !a->fmt->convert_json &&
+        trowel_archive_json_head_streams(a))
+        return json_stream_all(a, out);
     if (strcmp(target, "json") == 0) {
         unsigned what = TROWEL_JSON_INFO | TROWEL_JSON_ENTRIES | TROWEL_JSON_PRETTY;
         json_object *doc = archive_to_json(a, what);

@@ -133,6 +133,12 @@ trowel_status trowel_props_add_double(trowel_props *p, const char *key, double v
 trowel_status trowel_props_add_bool(trowel_props *p, const char *key, bool v);
 trowel_status trowel_props_add_str(trowel_props *p, const char *key, const char *v);
 trowel_status trowel_props_add_list(trowel_props *p, const char *key, const char *const *v, size_t n);
+/* The same without copying: the array and its strings must outlive the
+ * list (a format's model, freed when its archive closes), unchanged. For
+ * long lists on many entries, where the copies cost more than the rest of
+ * opening the file. */
+trowel_status trowel_props_add_list_kept(trowel_props *p, const char *key,
+                                         const char *const *v, size_t n);
 const trowel_props *trowel_props_empty(void);
 
 /* ---- options ("key=value" strings from -O). */

@@ -30,7 +30,13 @@ bool trowel_utf8_valid(const uint8_t *s, size_t n)
         size_t len;
         uint32_t cp, min;
         if (c < 0x80) {
-            i++;
+            /* ASCII (nearly every name) eight bytes at a time */
+            uint64_t word;
+            for (i++; n - i >= 8; i += 8) {
+                memcpy(&word, s + i, 8);
+                if (word & 0x8080808080808080u)
+                    break;
+            }
             continue;
         } else if (c >= 0xC2 && c <= 0xDF) {
             len = 2, cp = c & 0x1F, min = 0x80;

@@ -90,10 +90,23 @@ static void before_value(trowel_json_writer *w)
         return;
     }
     if (w->depth && w->is_array[w->depth]) {
-        if (w->has_items[w->depth])
-            put(w, ",\n", 2);
+        bool more = w->has_items[w->depth];
         w->has_items[w->depth] = true;
-        indent(w, w->depth);
+        size_t ind = (size_t)w->depth * 2;
+        char *p = ind <= 32 ? room(w, 2 + 32) : NULL; /* as in member_start */
+        if (!p) {
+            if (more)
+                put(w, ",\n", 2);
+            indent(w, w->depth);
+            return;
+        }
+        if (more) {
+            p[0] = ',';
+            p[1] = '\n';
+            p += 2;
+        }
+        memcpy(p, spaces, 32);
+        w->used = (size_t)(p + ind - w->buf);
     }
 }
 
@@ -160,15 +173,32 @@ static void escaped(trowel_json_writer *w, const char *s, size_t len)
     put_c(w, '"');
 }
 
-/* True when s needs no escape in JSON. */
+/* True when s needs no escape in JSON: no byte below 0x20, no '"', no
+ * '\\'. Eight bytes at a time (every key and string of a large document
+ * passes here): for a word x, (x - 0x20..20) & ~x has a top bit set when a
+ * byte is below 0x20, and y = x ^ 0x22..22 has a zero byte, found the same
+ * way with 0x01..01, when one is '"' (0x5C..5C for '\\'); each test is exact
+ * as to whether there is such a byte. */
+static inline bool plain_word(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+    uint64_t q = x ^ (0x22 * ones), b = x ^ (0x5C * ones);
+    return !(((x - 0x20 * ones) & ~x & tops) | ((q - ones) & ~q & tops) |
+             ((b - ones) & ~b & tops));
+}
+
 static bool plain(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == '"' || c == '\\')
+    size_t i = 0;
+    for (; len - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (!plain_word(x))
             return false;
     }
-    return true;
+    uint64_t tail = 0x4141414141414141u; /* the last bytes, the rest 'A's */
+    memcpy(&tail, s + i, len - i);
+    return plain_word(tail);
 }
 
 void trowel_jw_key(trowel_json_writer *w, const char *key)
@@ -200,6 +230,90 @@ void trowel_jw_key(trowel_json_writer *w, const char *key)
     w->used += (size_t)(p + 3 - start);
 }
 
+/* The separator, indent and "key": of a member whose key needs no escape,
+ * and room for more bytes after it: where they go, or NULL (nothing
+ * written) when the buffer cannot hold them all. */
+static char *member_start(trowel_json_writer *w, const char *key, size_t len, size_t more)
+{
+    size_t ind = (size_t)w->depth * 2;
+    /* An indent of up to 32 is copied as 32 bytes (a copy of fixed size is
+     * a few instructions, not a call), so room is made for them all. */
+    char *p = room(w, len + (ind > 32 ? ind : 32) + 6 + more);
+    if (!p)
+        return NULL;
+    if (w->has_items[w->depth])
+        *p++ = ',';
+    w->has_items[w->depth] = true;
+    *p++ = '\n';
+    if (ind <= 32)
+        memcpy(p, spaces, 32);
+    else
+        memcpy(p, spaces, ind);
+    p += ind;
+    *p++ = '"';
+    memcpy(p, key, len);
+    p += len;
+    memcpy(p, "\": ", 3);
+    return p + 3;
+}
+
+void trowel_jw_key_plain(trowel_json_writer *w, const char *key, size_t len)
+{
+    char *p = member_start(w, key, len, 0);
+    if (!p) {
+        trowel_jw_key(w, key);
+        return;
+    }
+    w->used = (size_t)(p - w->buf);
+    w->after_key = true;
+}
+
+/* v's decimal digits, written backwards ending at end: their count. */
+static size_t uint_digits(uint64_t v, char *end)
+{
+    /* Two digits a division (a large document has a million numbers). */
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    size_t n = 0;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        n += 2;
+        memcpy(end - n, pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        n += 2;
+        memcpy(end - n, pairs + 2 * v, 2);
+    } else {
+        *(end - ++n) = (char)('0' + v);
+    }
+    return n;
+}
+
+/* How many decimal digits v has. */
+static size_t digit_count(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 10000; v /= 10000)
+        n += 4;
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+void trowel_jw_member_uint(trowel_json_writer *w, const char *key, size_t len, uint64_t v)
+{
+    size_t n = digit_count(v);
+    char *p = member_start(w, key, len, n);
+    if (!p) {
+        trowel_jw_key(w, key);
+        trowel_jw_uint(w, v);
+        return;
+    }
+    uint_digits(v, p + n); /* straight into the buffer, backwards */
+    w->used = (size_t)(p + n - w->buf);
+}
+
 void trowel_jw_string_n(trowel_json_writer *w, const char *s, size_t len)
 {
     before_value(w);
@@ -220,11 +334,7 @@ void trowel_jw_uint(trowel_json_writer *w, uint64_t v)
 {
     before_value(w);
     char digits[20];
-    size_t n = 0;
-    do {
-        digits[sizeof digits - 1 - n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
+    size_t n = uint_digits(v, digits + sizeof digits);
     char *p = room(w, n);
     if (p) {
         memcpy(p, digits + sizeof digits - n, n);

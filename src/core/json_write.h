@@ -17,8 +17,12 @@
 #include "core.h"
 
 #define TROWEL_JW_MAX_DEPTH 64
-#define TROWEL_JW_BUFFER 16384
+/* Twice a file sink's buffer (256 KiB): what a flush writes, nearly a full
+ * buffer, is then more than the sink buffers, and goes straight through
+ * instead of being copied into it. */
+#define TROWEL_JW_BUFFER ((size_t)1 << 19)
 
+/* Holds its buffer: allocate one (trowel_mem_new), never on the stack. */
 typedef struct trowel_json_writer {
     trowel_sink *out;
     trowel_status s;
@@ -43,6 +47,15 @@ void trowel_jw_begin_array(trowel_json_writer *w);
 void trowel_jw_end_array(trowel_json_writer *w);
 /* The next member's key (inside an object). */
 void trowel_jw_key(trowel_json_writer *w, const char *key);
+/* The same for a key of len bytes known to need no escape (no byte below
+ * 0x20, no '"', no '\\': a literal such as "size"); TROWEL_JW_KEY(w, "size")
+ * passes a literal's length. */
+void trowel_jw_key_plain(trowel_json_writer *w, const char *key, size_t len);
+#define TROWEL_JW_KEY(w, literal) trowel_jw_key_plain((w), "" literal, sizeof(literal) - 1)
+/* A member "key": v at once, key as for trowel_jw_key_plain. */
+void trowel_jw_member_uint(trowel_json_writer *w, const char *key, size_t len, uint64_t v);
+#define TROWEL_JW_MEMBER_UINT(w, literal, v) \
+    trowel_jw_member_uint((w), "" literal, sizeof(literal) - 1, (v))
 void trowel_jw_string(trowel_json_writer *w, const char *s);
 /* len bytes as a JSON string (escaped as json-c escapes them). */
 void trowel_jw_string_n(trowel_json_writer *w, const char *s, size_t len);

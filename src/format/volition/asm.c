@@ -31,24 +31,21 @@ static int asm_bid(trowel_reader *r)
     return version == 5 || version == 11 || version == 12 ? TROWEL_BID_STRONG : TROWEL_BID_MAGIC;
 }
 
-static trowel_status add_container(trowel_archive *a, const vol_asm_container *c)
+/* names: the container's primitives' names, kept by the model as long as
+ * the archive is open. */
+static trowel_status add_container(trowel_archive *a, const vol_asm_container *c,
+                                   const char *const *names)
 {
     uint64_t load = 0;
-    const char **names = trowel_mem_calloc(a->ctx, c->prim_count ? c->prim_count : 1, sizeof *names);
-    if (!names)
-        return a->ctx->last_error.status;
-    for (uint16_t i = 0; i < c->prim_count; i++) {
+    for (uint16_t i = 0; i < c->prim_count; i++)
         load += (uint64_t)c->prims[i].cpu_size + c->prims[i].gpu_size;
-        names[i] = c->prims[i].name;
-    }
     trowel_entry e = {.name = c->name, .size = load, .packed_size = c->read_size,
                       .offset = c->base_offset, .method = "container", .flags = c->flags};
-    trowel_props *extra = trowel_archive_add_entry(a, &e);
-    trowel_status s = extra ? TROWEL_OK : a->ctx->last_error.status;
+    trowel_props *extra;
+    trowel_status s = trowel_archive_add(a, &e, &extra);
     if (s == TROWEL_OK && !(s = trowel_props_add_uint(extra, "type", c->type)) &&
         !(s = trowel_props_add_hex(extra, "flags", c->flags)))
-        s = trowel_props_add_list(extra, "primitives", names, c->prim_count);
-    trowel_mem_free(a->ctx, names);
+        s = trowel_props_add_list_kept(extra, "primitives", names, c->prim_count);
     return s;
 }
 
@@ -78,8 +75,17 @@ static trowel_status asm_open(trowel_archive *a, trowel_reader *r)
          (s = trowel_props_add_uint(info, "primitive_types", m->remap_count[VOL_ASM_PRIMITIVE_TYPES])) ||
          (s = trowel_props_add_uint(info, "container_types", m->remap_count[VOL_ASM_CONTAINER_TYPES]))))
         return s;
-    for (uint16_t i = 0; i < m->container_count && s == TROWEL_OK; i++)
-        s = add_container(a, &m->containers[i]);
+    const char **names;
+    if ((s = trowel_mem_new_zeroed(a->ctx, prims ? prims : 1, sizeof *names, &names)) != TROWEL_OK)
+        return s;
+    m->prim_names = names;
+    for (uint16_t i = 0; i < m->container_count && s == TROWEL_OK; i++) {
+        const vol_asm_container *c = &m->containers[i];
+        for (uint16_t k = 0; k < c->prim_count; k++)
+            names[k] = c->prims[k].name;
+        s = add_container(a, c, names);
+        names += c->prim_count;
+    }
     return s;
 }
 
@@ -113,9 +119,10 @@ static trowel_status asm_verify_entry(trowel_archive *a, size_t index)
     const vol_asm *m = a->priv;
     const vol_asm_container *c = &m->containers[index];
     uint32_t n = expected_sizes(m->version, c, NULL);
-    uint32_t *want = trowel_mem_calloc(a->ctx, n ? n : 1, sizeof *want);
-    if (!want)
-        return a->ctx->last_error.status;
+    uint32_t *want;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, n ? n : 1, sizeof *want, &want);
+    if (s != TROWEL_OK)
+        return s;
     expected_sizes(m->version, c, want);
     trowel_set_entry(a->ctx, c->name);
     if (n != c->size_count) {

@@ -65,6 +65,9 @@ typedef struct vol_asm {
     bool damaged;
     uint16_t declared_count;
     trowel_error damage;
+    /* Set by the `asm` format's open: every primitive's name, container
+     * after container, the entries' "primitives" lists (not copied). */
+    const char **prim_names;
 } vol_asm;
 
 /* Parses the reader's whole window; any fault refuses the file. */

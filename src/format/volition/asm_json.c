@@ -32,17 +32,10 @@ static bool v11(const vol_asm *m) { return m->version >= 11; }
 
 /* --------------------------------------------------------------- to JSON */
 
-static void put_u(trowel_json_writer *w, const char *key, uint64_t v)
-{
-    trowel_jw_key(w, key);
-    trowel_jw_uint(w, v);
-}
-
-static void put_s(trowel_json_writer *w, const char *key, const char *v)
-{
-    trowel_jw_key(w, key);
-    trowel_jw_string(w, v);
-}
+/* Members with literal keys, each written at once (a large ASM's JSON has
+ * a million of them). */
+#define put_u(w, key, v) TROWEL_JW_MEMBER_UINT(w, key, v)
+#define put_s(w, key, v) (TROWEL_JW_KEY(w, key), trowel_jw_string(w, v))
 
 static void primitive_json(trowel_json_writer *w, const vol_asm *m, const vol_asm_primitive *p)
 {
@@ -70,16 +63,16 @@ static void container_json(trowel_json_writer *w, const vol_asm *m, const vol_as
         put_u(w, "compression", c->compression);
     if (v11(m)) {
         put_s(w, "stub_parent", c->stub_parent);
-        trowel_jw_key(w, "aux_data");
+        TROWEL_JW_KEY(w, "aux_data");
         trowel_jw_hex_string(w, c->aux, c->aux_size);
     }
     put_u(w, "read_size", c->read_size);
-    trowel_jw_key(w, "sizes");
+    TROWEL_JW_KEY(w, "sizes");
     trowel_jw_begin_array(w);
     for (uint32_t i = 0; i < c->size_count; i++)
         trowel_jw_uint(w, c->sizes[i]);
     trowel_jw_end_array(w);
-    trowel_jw_key(w, "primitives");
+    TROWEL_JW_KEY(w, "primitives");
     trowel_jw_begin_array(w);
     for (uint16_t i = 0; i < c->prim_count; i++)
         primitive_json(w, m, &c->prims[i]);
@@ -102,7 +95,7 @@ void vol_asm_write_json(const vol_asm *m, trowel_json_writer *w)
         }
         trowel_jw_end_array(w);
     }
-    trowel_jw_key(w, "containers");
+    TROWEL_JW_KEY(w, "containers");
     trowel_jw_begin_array(w);
     for (uint16_t i = 0; i < m->container_count && w->s == TROWEL_OK; i++)
         container_json(w, m, &m->containers[i]);
@@ -137,7 +130,7 @@ static trowel_status bad(json_in *j, const char *key, const char *what)
 static trowel_status pulled(json_in *j)
 {
     j->tok = trowel_jp_next(&j->p);
-    return j->tok == TROWEL_JP_ERROR ? j->ctx->last_error.status : TROWEL_OK;
+    return j->tok == TROWEL_JP_ERROR ? trowel_jp_status(&j->p) : TROWEL_OK;
 }
 
 /* The value just pulled as a whole number of 0 to max. */
@@ -177,12 +170,7 @@ static trowel_status get_string(json_in *j, const char *key, char **out)
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7F)
             return bad(j, key, "holds a character that is not printable ASCII");
-    char *copy = trowel_mem_alloc(j->ctx, n + 1);
-    if (!copy)
-        return j->ctx->last_error.status;
-    memcpy(copy, s, n + 1);
-    *out = copy;
-    return TROWEL_OK;
+    return trowel_mem_dup_bytes(j->ctx, s, n + 1, out);
 }
 
 static int hex_digit(char c)
@@ -201,9 +189,9 @@ static trowel_status get_hex(json_in *j, const char *key, vol_asm_container *c)
     size_t n = j->p.str_len;
     if (n % 2 || n / 2 > INT32_MAX)
         return bad(j, key, "must be an even number of hex digits");
-    c->aux = trowel_mem_alloc(j->ctx, n / 2 ? n / 2 : 1);
-    if (!c->aux)
-        return j->ctx->last_error.status;
+    trowel_status st = trowel_mem_new(j->ctx, n / 2 ? n / 2 : 1, &c->aux);
+    if (st != TROWEL_OK)
+        return st;
     for (size_t i = 0; i < n / 2; i++) {
         int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
         if (hi < 0 || lo < 0)
@@ -238,11 +226,10 @@ static trowel_status grow(json_in *j, void **items, size_t *cap, size_t count, s
     size_t want = *cap ? *cap * 2 : 16;
     if (want > max)
         want = max;
-    void *p = trowel_mem_realloc(j->ctx, *items, want * item);
-    if (!p)
-        return j->ctx->last_error.status;
-    memset((char *)p + *cap * item, 0, (want - *cap) * item);
-    *items = p;
+    trowel_status s = trowel_mem_resize_array(j->ctx, items, want, item);
+    if (s != TROWEL_OK)
+        return s;
+    memset((char *)*items + *cap * item, 0, (want - *cap) * item);
     *cap = want;
     return TROWEL_OK;
 }
@@ -306,7 +293,7 @@ static trowel_status primitive_from(json_in *j, vol_asm_primitive *p)
         s = primitive_field(j, k, p);
     }
     if (s != TROWEL_OK || j->tok == TROWEL_JP_ERROR)
-        return s != TROWEL_OK ? s : j->ctx->last_error.status;
+        return s != TROWEL_OK ? s : trowel_jp_status(&j->p);
     unsigned needed = v11(j->m) ? (1u << P_KEYS) - 1 : (1u << P_GROUP) - 1;
     return missing(j, prim_keys, P_KEYS, seen, needed, 1u << P_NAME, 0);
 }
@@ -397,7 +384,7 @@ static trowel_status container_from(json_in *j, vol_asm_container *c)
         s = container_field(j, k, c);
     }
     if (s != TROWEL_OK || j->tok == TROWEL_JP_ERROR)
-        return s != TROWEL_OK ? s : j->ctx->last_error.status;
+        return s != TROWEL_OK ? s : trowel_jp_status(&j->p);
     for (int k = 0; k < C_KEYS; k++)
         needed |= container_has(j->m, k) ? 1u << k : 0;
     return missing(j, container_keys, C_KEYS, seen, needed,
@@ -448,7 +435,7 @@ static trowel_status remap_from(json_in *j, vol_asm_remap *r)
             GET(j, "index", UINT8_MAX, r->index);
     }
     if (s != TROWEL_OK || j->tok == TROWEL_JP_ERROR)
-        return s != TROWEL_OK ? s : j->ctx->last_error.status;
+        return s != TROWEL_OK ? s : trowel_jp_status(&j->p);
     return missing(j, keys, 2, seen, 3, 1, 0);
 }
 
@@ -490,7 +477,7 @@ static trowel_status version_ahead(json_in *j)
             s = trowel_jp_skip(&ahead.p, ahead.tok);
     }
     if (s == TROWEL_OK && ahead.tok == TROWEL_JP_ERROR)
-        s = j->ctx->last_error.status;
+        s = trowel_jp_status(&ahead.p);
     if (s == TROWEL_OK && !found)
         s = bad(j, "version", "is missing or not a whole number");
     uint64_t version = 0;
@@ -554,7 +541,7 @@ static trowel_status model_from(json_in *j)
         s = model_field(j, k);
     }
     if (s != TROWEL_OK || j->tok == TROWEL_JP_ERROR)
-        return s != TROWEL_OK ? s : j->ctx->last_error.status;
+        return s != TROWEL_OK ? s : trowel_jp_status(&j->p);
     unsigned needed = 1u << M_VERSION | 1u << M_CONTAINERS;
     if (v11(j->m))
         needed |= 1u << M_ALLOCATORS | 1u << M_PRIMITIVE_TYPES | 1u << M_CONTAINER_TYPES;
@@ -583,22 +570,23 @@ static trowel_status document_from(json_in *j, bool *found)
         }
     }
     if (s == TROWEL_OK && j->tok == TROWEL_JP_ERROR)
-        s = j->ctx->last_error.status;
+        s = trowel_jp_status(&j->p);
     if (s == TROWEL_OK && trowel_jp_next(&j->p) != TROWEL_JP_END)
-        s = j->ctx->last_error.status;
+        s = trowel_jp_status(&j->p); /* only an error follows the document's value */
     return s;
 }
 
 trowel_status vol_asm_read_json(trowel_ctx *ctx, const char *text, size_t len, vol_asm **out)
 {
     *out = NULL;
-    vol_asm *m = trowel_mem_calloc(ctx, 1, sizeof *m);
-    if (!m)
-        return ctx->last_error.status;
+    vol_asm *m;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *m, &m);
+    if (s != TROWEL_OK)
+        return s;
     json_in j = {.ctx = ctx, .m = m, .prim = -1};
     trowel_jp_init(&j.p, ctx, "asm JSON", text, len);
     bool found = false;
-    trowel_status s = document_from(&j, &found);
+    s = document_from(&j, &found);
     trowel_jp_free(&j.p);
     if (s == TROWEL_OK && !found)
         s = trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,

@@ -48,9 +48,9 @@ static trowel_status read_string(trowel_reader *r, char **out)
     if (len > trowel_reader_remaining(r))
         return trowel_fail(r->ctx, TROWEL_ERR_TRUNCATED, at,
                            "a %u-byte name runs past the end of the file", len);
-    char *str = trowel_mem_alloc(r->ctx, (size_t)len + 1);
-    if (!str)
-        return r->ctx->last_error.status;
+    char *str;
+    if ((s = trowel_mem_new(r->ctx, (size_t)len + 1, &str)) != TROWEL_OK)
+        return s;
     s = trowel_read_bytes(r, str, len);
     str[len] = '\0';
     for (size_t i = 0; s == TROWEL_OK && i < len; i++)
@@ -87,9 +87,9 @@ static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
         s = check_count(r, count, STRING_MIN + 1, "remap entries");
     if (s != TROWEL_OK)
         return s;
-    m->remaps[which] = trowel_mem_calloc(r->ctx, count ? count : 1, sizeof(vol_asm_remap));
-    if (!m->remaps[which])
-        return r->ctx->last_error.status;
+    if ((s = trowel_mem_new_zeroed(r->ctx, count ? count : 1, sizeof(vol_asm_remap),
+                                   &m->remaps[which])) != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i < count; i++) {
         if ((s = read_string(r, &m->remaps[which][i].name)) != TROWEL_OK)
             return s;
@@ -125,8 +125,7 @@ static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_prim
     if (*names) { /* the container's name block has room: counted for it */
         p->name = *names;
         *names += len + 1;
-    } else if (!(p->name = trowel_mem_alloc(r->ctx, len + 1))) {
-        *s = r->ctx->last_error.status;
+    } else if ((*s = trowel_mem_new(r->ctx, len + 1, &p->name)) != TROWEL_OK) {
         return true;
     }
     memcpy(p->name, name, len);
@@ -159,9 +158,8 @@ static trowel_status read_sizes(trowel_reader *r, vol_asm_container *c, uint32_t
     trowel_status s = check_count(r, count, 4, "sizes");
     if (s != TROWEL_OK)
         return s;
-    c->sizes = trowel_mem_calloc(r->ctx, count ? count : 1, sizeof *c->sizes);
-    if (!c->sizes)
-        return r->ctx->last_error.status;
+    if ((s = trowel_mem_new_zeroed(r->ctx, count ? count : 1, sizeof *c->sizes, &c->sizes)))
+        return s;
     c->size_count = count;
     /* In spans of whole sizes (check_count made sure they are all there). */
     for (uint32_t i = 0; i < count && s == TROWEL_OK;) {
@@ -199,14 +197,65 @@ static trowel_status read_container_middle(trowel_reader *r, uint16_t version,
                            "container '%s': aux data of %d bytes does not fit in the file",
                            c->name, aux);
     c->aux_size = (uint32_t)aux;
-    c->aux = trowel_mem_alloc(r->ctx, c->aux_size ? c->aux_size : 1);
-    if (!c->aux)
-        return r->ctx->last_error.status;
+    if ((s = trowel_mem_new(r->ctx, c->aux_size ? c->aux_size : 1, &c->aux)) != TROWEL_OK)
+        return s;
     if ((s = trowel_read_bytes(r, c->aux, c->aux_size)) ||
         (s = trowel_read_u32le(r, &c->read_size)))
         return s;
     *size_count = 2u * c->prim_count;
     return TROWEL_OK;
+}
+
+/* True when the n bytes at s are all printable ASCII (0x20-0x7E), tested
+ * eight at a time (a large ASM has megabytes of names): a word holds a
+ * byte below 0x20 when (x - 0x20..20) & ~x has a top bit set, and one
+ * above 0x7E when (x + 0x01..01) | x has. Both tests are exact as to
+ * whether there is such a byte. */
+static bool all_printable(const uint8_t *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (((x - 0x20 * ones) & ~x & tops) || (((x + ones) | x) & tops))
+            return false;
+    }
+    for (; i < n; i++)
+        if (s[i] < 0x20 || s[i] >= 0x7F)
+            return false;
+    return true;
+}
+
+/* How many whole primitives (at most want) lie at the start of the n
+ * bytes at b: their bytes in *used, their names' bytes (each with its NUL)
+ * in *names. */
+static uint32_t whole_primitives(const uint8_t *b, size_t n, size_t fixed, uint32_t want,
+                                 size_t *used, size_t *names)
+{
+    size_t pos = 0, name_bytes = 0;
+    uint32_t k = 0;
+    while (k < want && n - pos >= 2) {
+        size_t len = (size_t)b[pos] | (size_t)b[pos + 1] << 8;
+        if (n - pos - 2 < len + fixed)
+            break;
+        pos += 2 + len + fixed;
+        name_bytes += len + 1;
+        k++;
+    }
+    *used = pos;
+    *names = name_bytes;
+    return k;
+}
+
+/* The span of up to TROWEL_READER_SPAN_MAX bytes at the reader's cursor
+ * (its length in *n; 0 at the end of the window). */
+static trowel_status span_at(trowel_reader *r, const uint8_t **b, size_t *n)
+{
+    uint64_t left = trowel_reader_remaining(r);
+    *n = left < TROWEL_READER_SPAN_MAX ? (size_t)left : TROWEL_READER_SPAN_MAX;
+    *b = NULL;
+    return *n ? trowel_reader_peek(r, *n, b) : TROWEL_OK;
 }
 
 /* One allocation for the names of a container's primitives (one malloc
@@ -218,28 +267,86 @@ static trowel_status alloc_name_block(trowel_reader *r, uint16_t version, vol_as
 {
     size_t fixed = has_remaps(version) ? 13 : 12, total = 0;
     trowel_reader scan = *r;
-    trowel_error before = r->ctx->last_error; /* a failed look is no error */
-    for (uint16_t i = 0; i < c->prim_count; i++) {
+    for (uint32_t i = 0; i < c->prim_count;) {
         const uint8_t *b;
-        if (trowel_reader_remaining(&scan) < 2 || trowel_reader_peek(&scan, 2, &b) != TROWEL_OK) {
-            r->ctx->last_error = before;
-            return TROWEL_OK;
-        }
-        size_t len = (size_t)b[0] | (size_t)b[1] << 8;
-        if (2 + len + fixed > TROWEL_READER_SPAN_MAX ||
-            trowel_reader_skip(&scan, 2 + len + fixed) != TROWEL_OK) {
-            r->ctx->last_error = before;
-            return TROWEL_OK;
-        }
-        total += len + 1;
+        size_t n, used, names;
+        trowel_status s = span_at(&scan, &b, &n);
+        if (s != TROWEL_OK)
+            return s; /* the input failed: no fault of the file's */
+        uint32_t k = whole_primitives(b, n, fixed, c->prim_count - i, &used, &names);
+        if (k == 0 || (s = trowel_reader_skip(&scan, used)) != TROWEL_OK)
+            return TROWEL_OK; /* cannot be seen whole: no block */
+        i += k;
+        total += names;
     }
     if (!total)
         return TROWEL_OK;
-    c->name_block = trowel_mem_alloc(r->ctx, total);
-    if (!c->name_block)
-        return r->ctx->last_error.status;
-    c->name_block_size = total;
+    trowel_status s = trowel_mem_new(r->ctx, total, &c->name_block);
+    if (s == TROWEL_OK)
+        c->name_block_size = total;
+    return s;
+}
+
+/* The k primitives whole_primitives found at b, read into p (names into
+ * the block at *names when there is one). at: b's offset in the input. */
+static trowel_status primitives_from_span(trowel_ctx *ctx, uint16_t version, const uint8_t *b,
+                                          uint64_t at, uint32_t k, vol_asm_primitive *p,
+                                          char **names)
+{
+    size_t fixed = has_remaps(version) ? 13 : 12, pos = 0;
+    for (uint32_t i = 0; i < k; i++, p++) {
+        size_t len = (size_t)b[pos] | (size_t)b[pos + 1] << 8;
+        const uint8_t *name = b + pos + 2, *f = name + len;
+        bool unprintable = !all_printable(name, len);
+        for (size_t j = 0; unprintable && j < len; j++)
+            if (name[j] < 0x20 || name[j] >= 0x7F)
+                return trowel_fail(ctx, TROWEL_ERR_CORRUPT, at + pos + 2 + j,
+                                   "a name holds byte 0x%02X (names are printable ASCII)",
+                                   name[j]);
+        trowel_status s;
+        if (*names) { /* the container's name block has room: counted for it */
+            p->name = *names;
+            *names += len + 1;
+        } else if ((s = trowel_mem_new(ctx, len + 1, &p->name)) != TROWEL_OK) {
+            return s;
+        }
+        memcpy(p->name, name, len);
+        p->name[len] = '\0';
+        p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
+        p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
+        if (has_remaps(version))
+            p->alloc_group = f[12];
+        pos += 2 + len + fixed;
+    }
     return TROWEL_OK;
+}
+
+/* A container's primitives, as many at once as lie in one span of the
+ * input (an ASM holds up to 100,000s of them); one that does not (cut
+ * short, or a name longer than a span) is read field by field, which
+ * reports what is wrong. */
+static trowel_status read_primitives(trowel_reader *r, uint16_t version, vol_asm_container *c)
+{
+    size_t fixed = has_remaps(version) ? 13 : 12;
+    char *names = c->name_block;
+    trowel_status s = TROWEL_OK;
+    for (uint32_t i = 0; s == TROWEL_OK && i < c->prim_count;) {
+        const uint8_t *b;
+        size_t n, used, name_bytes;
+        if ((s = span_at(r, &b, &n)) != TROWEL_OK)
+            break;
+        uint32_t k = whole_primitives(b, n, fixed, c->prim_count - i, &used, &name_bytes);
+        if (k == 0) {
+            s = read_primitive(r, version, &c->prims[i++], &names);
+            continue;
+        }
+        s = primitives_from_span(r->ctx, version, b, trowel_reader_abs(r), k, &c->prims[i],
+                                 &names);
+        if (s == TROWEL_OK)
+            s = trowel_reader_skip(r, used);
+        i += k;
+    }
+    return s;
 }
 
 static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_container *c)
@@ -256,17 +363,12 @@ static trowel_status read_container(trowel_reader *r, uint16_t version, vol_asm_
         (s = read_sizes(r, c, size_count)) ||
         (s = check_count(r, c->prim_count, PRIM_MIN, "primitives")))
         return s;
-    c->prims = trowel_mem_calloc(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims);
-    if (!c->prims)
-        return r->ctx->last_error.status;
-    char *names = NULL;
+    if ((s = trowel_mem_new_zeroed(r->ctx, c->prim_count ? c->prim_count : 1, sizeof *c->prims,
+                                   &c->prims)) != TROWEL_OK)
+        return s;
     if ((s = alloc_name_block(r, version, c)) != TROWEL_OK)
         return s;
-    names = c->name_block;
-    for (uint16_t i = 0; i < c->prim_count; i++)
-        if ((s = read_primitive(r, version, &c->prims[i], &names)) != TROWEL_OK)
-            return s;
-    return TROWEL_OK;
+    return read_primitives(r, version, c);
 }
 
 /* True when name lies in the container's name block. */
@@ -330,9 +432,9 @@ static trowel_status read_model(trowel_ctx *ctx, trowel_reader *r, bool partial,
     if (version != 5 && version != 11 && version != 12)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, r->base + 4,
                            "ASM version %u is not supported (5, 11 and 12 are)", version);
-    vol_asm *m = trowel_mem_calloc(ctx, 1, sizeof *m);
-    if (!m)
-        return ctx->last_error.status;
+    vol_asm *m;
+    if ((s = trowel_mem_new_zeroed(ctx, 1, sizeof *m, &m)) != TROWEL_OK)
+        return s;
     m->version = version;
     m->declared_count = count;
     for (int i = 0; s == TROWEL_OK && has_remaps(version) && i < VOL_ASM_REMAPS; i++)
@@ -344,11 +446,8 @@ static trowel_status read_model(trowel_ctx *ctx, trowel_reader *r, bool partial,
         s = check_count(r, count, CONTAINER_MIN, "containers");
     else if (s == TROWEL_OK && trowel_reader_remaining(r) / CONTAINER_MIN + 1 < room)
         room = trowel_reader_remaining(r) / CONTAINER_MIN + 1;
-    if (s == TROWEL_OK) {
-        m->containers = trowel_mem_calloc(ctx, room ? room : 1, sizeof *m->containers);
-        if (!m->containers)
-            s = ctx->last_error.status;
-    }
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, room ? room : 1, sizeof *m->containers, &m->containers);
     uint16_t i = 0;
     for (; s == TROWEL_OK && i < count && i < room; i++) {
         m->container_count = i + 1;
@@ -400,6 +499,7 @@ void vol_asm_free(trowel_ctx *ctx, vol_asm *m)
     for (uint16_t i = 0; m->containers && i < m->container_count; i++)
         free_container(ctx, &m->containers[i]);
     trowel_mem_free(ctx, m->containers);
+    trowel_mem_free(ctx, m->prim_names);
     trowel_mem_free(ctx, m);
 }
 
@@ -499,9 +599,10 @@ trowel_status vol_asm_write(trowel_ctx *ctx, const vol_asm *m, trowel_sink *out)
                                "(%u), not %u",
                                m->containers[i].name, m->version,
                                2u * m->containers[i].prim_count, m->containers[i].size_count);
-    asm_writer *w = trowel_mem_alloc(ctx, sizeof *w);
-    if (!w)
-        return ctx->last_error.status;
+    asm_writer *w;
+    trowel_status s = trowel_mem_new(ctx, sizeof *w, &w);
+    if (s != TROWEL_OK)
+        return s;
     w->out = out;
     w->s = TROWEL_OK;
     w->used = 0;

@@ -104,16 +104,14 @@ trowel_status vol_asm_update(trowel_ctx *ctx, vol_asm *m, const vol_str2_facts *
     if (f->data_start > UINT32_MAX || f->read_size > UINT32_MAX)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "'%s' is over 4 GiB: an ASM records its offsets in 32 bits", f->name);
-    uint64_t *sizes = trowel_mem_calloc(ctx, 2u * c->prim_count + 1, sizeof *sizes);
-    if (!sizes)
-        return ctx->last_error.status;
-    trowel_status s = match_files(ctx, c, f, sizes);
+    uint64_t *sizes;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 2u * c->prim_count + 1, sizeof *sizes, &sizes);
+    if (s != TROWEL_OK)
+        return s;
+    s = match_files(ctx, c, f, sizes);
     uint32_t *list = NULL, n = 0;
-    if (s == TROWEL_OK) {
-        list = trowel_mem_calloc(ctx, 2u * c->prim_count + 1, sizeof *list);
-        if (!list)
-            s = ctx->last_error.status;
-    }
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, 2u * c->prim_count + 1, sizeof *list, &list);
     for (uint32_t i = 0; s == TROWEL_OK && i < 2u * c->prim_count; i++)
         if (m->version >= 11 || sizes[i] != 0)
             list[n++] = (uint32_t)sizes[i];
@@ -147,10 +145,11 @@ trowel_status vol_str2_facts_of(trowel_archive *a, const char *name, vol_str2_fa
     if (strcmp(a->fmt->id, "vpp") != 0 || !start || (!packed && !raw))
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "'%s' is not a packfile whose data start and size are known", name);
-    vol_str2_file *list = trowel_mem_calloc(a->ctx, a->entry_count ? a->entry_count : 1,
-                                            sizeof *list);
-    if (!list)
-        return a->ctx->last_error.status;
+    vol_str2_file *list;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, a->entry_count ? a->entry_count : 1,
+                                            sizeof *list, &list);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < a->entry_count; i++)
         list[i] = (vol_str2_file){a->entries[i].name, a->entries[i].size};
     *f = (vol_str2_facts){.name = name, .data_start = start->u,
@@ -183,15 +182,16 @@ trowel_status vol_asm_after_vpp_write(trowel_ctx *ctx, const trowel_create_job *
 {
     const char *slash = strrchr(out->name, '/');
     const char *name = slash ? slash + 1 : out->name;
-    vol_str2_file *files = trowel_mem_calloc(ctx, n ? n : 1, sizeof *files);
-    if (!files)
-        return ctx->last_error.status;
+    vol_str2_file *files;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *files, &files);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++)
         files[i] = (vol_str2_file){items[i].name, items[i].size};
     vol_str2_facts f = {.name = name, .data_start = w->data_start,
                         .read_size = w->compressed_size, .files = files, .file_count = n};
     const char *purpose = trowel_mem_purpose(ctx, "updating the ASM");
-    trowel_status s = vol_asm_rewrite(ctx, job->companion_in, &f, job->companion_out);
+    s = vol_asm_rewrite(ctx, job->companion_in, &f, job->companion_out);
     trowel_mem_purpose(ctx, purpose);
     trowel_mem_free(ctx, files);
     return s;
