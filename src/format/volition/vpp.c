@@ -45,6 +45,7 @@
 #include "core/input.h"
 #include "core/sink.h"
 #include "core/source.h"
+#include "core/spill.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -76,10 +77,13 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return vpp_align_up(v, a);
 }
 
-bool vpp_copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
+bool vpp_read_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
 {
-    uint64_t size = trowel_input_size(a->in);
-    return off <= size && n <= size - off && trowel_input_copy(a->in, off, dst, n) == TROWEL_OK;
+    trowel_reader whole, at;
+    trowel_reader_init(&whole, a->ctx, a->in);
+    uint64_t size = trowel_reader_size(&whole);
+    return off <= size && n <= size - off && trowel_reader_sub(&whole, off, n, &at) == TROWEL_OK &&
+           trowel_read_bytes(&at, dst, n) == TROWEL_OK;
 }
 
 static bool solid_mode(const vpp_header *h)
@@ -491,9 +495,9 @@ static trowel_status add_entries(trowel_archive *a, const trowel_reader *names,
                           .offset = solid ? solid_at : v->pos, .method = method_names[v->method],
                           .index = i};
         solid_at += v->packed;
-        trowel_props *extra = trowel_archive_add_entry(a, &e);
-        if (!extra)
-            return a->ctx->last_error.status;
+        trowel_props *extra;
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+            return s;
         if (st->h.version == 3 && (s = trowel_props_add_hex(extra, "hash", v->hash)) != TROWEL_OK)
             return s;
         if (st->h.version >= 10 && (s = trowel_props_add_uint(extra, "alignment", re[i].align)))
@@ -592,7 +596,7 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
             continue;
         uint8_t hdr[2];
         uint64_t at = e->method == M_SOLID ? st->h.data_start : e->pos;
-        if (!vpp_copy_at(a, at, hdr, 2))
+        if (!vpp_read_at(a, at, hdr, 2))
             return 0;
         if ((hdr[0] & 0x0F) != 8 || (hdr[0] << 8 | hdr[1]) % 31)
             return 0;
@@ -605,11 +609,12 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
 static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    vpp_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    vpp_state *st;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = read_header(ctx, r, &st->h);
+    s = read_header(ctx, r, &st->h);
     if (s != TROWEL_OK)
         return s;
     const vpp_header *h = &st->h;
@@ -637,12 +642,10 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_reader_sub(r, h->ext_start, h->ext_size, &exts)) != TROWEL_OK)
         return s;
     size_t n = h->num_files;
-    vpp_raw_entry *re = trowel_mem_calloc(ctx, n ? n : 1, sizeof *re);
-    st->ent = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->ent);
-    if (!re || !st->ent) {
-        trowel_mem_free(ctx, re);
-        return ctx->last_error.status;
-    }
+    vpp_raw_entry *re;
+    if ((s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->ent, &st->ent)) != TROWEL_OK ||
+        (s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *re, &re)) != TROWEL_OK)
+        return s;
     s = read_directory(a, &dir, re, st);
     if (s == TROWEL_OK && (h->flags & VPP_FLAG_CONDENSED) && h->version < 10 && n)
         s = find_alignment(a, re, st);
@@ -768,7 +771,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
  * solid stream of the reader's own (so that readers of several entries,
  * and read_entry, do not move one another's). PS3 chunks, stored and cut
  * entries have none. */
-static trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
+trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
                                       trowel_codec_stream **cursor, uint64_t *start, bool *whole)
 {
     const vpp_state *st = a->priv;
@@ -849,7 +852,7 @@ static bool stream_unfinished(trowel_archive *a, const vpp_header *h)
         h->compressed_size < 4)
         return false;
     uint64_t end = h->data_start + h->compressed_size;
-    return vpp_copy_at(a, end - 4, tail, 4) &&
+    return vpp_read_at(a, end - 4, tail, 4) &&
            !memcmp(tail, "\0\0\xff\xff", 4);
 }
 
@@ -883,7 +886,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
          * rebuild. */
         uint8_t raw[20];
         char hex[41];
-        if (vpp_copy_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
+        if (vpp_read_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
             for (size_t i = 0; i < sizeof raw; i++)
                 snprintf(hex + 2 * i, 3, "%02x", raw[i]);
             json_object_object_add(m, "runtime", json_object_new_string(hex));
@@ -925,7 +928,7 @@ void vpp_layout_of(trowel_archive *a, vpp_layout *L)
         L->finish = !stream_unfinished(a, &st->h);
     }
     if (st->h.version >= 3 && st->h.version <= 6)
-        if (!vpp_copy_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
+        if (!vpp_read_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
             memset(L->runtime, 0, sizeof L->runtime);
 }
 
@@ -1041,34 +1044,6 @@ static const trowel_source *source_named(const trowel_create_params *p, const vp
     return NULL;
 }
 
-/* The bytes of the base's entries that cannot be copied as stored are
- * decoded, in order, into one unnamed temporary file (one pass of a solid
- * stream), then read back from it. */
-typedef struct base_spill {
-    trowel_input *in;
-    char path[PATH_MAX]; /* unlinked as soon as it is made; read back
-                          * through /proc/self/fd */
-} base_spill;
-
-static trowel_status spill_open(trowel_ctx *ctx, base_spill *sp, int *fd)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    int n = snprintf(sp->path, sizeof sp->path, "%s/trowel-vpp-XXXXXX", dir);
-    if (n < 0 || (size_t)n >= sizeof sp->path)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                           "the temporary folder's name is too long: %s", dir);
-    *fd = mkstemp(sp->path);
-    if (*fd < 0)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                           "cannot make a temporary file in %s: %s", dir, strerror(errno));
-    /* Nameless from here on, so nothing is left behind by an interruption. */
-    unlink(sp->path);
-    snprintf(sp->path, sizeof sp->path, "/proc/self/fd/%d", *fd);
-    return TROWEL_OK;
-}
-
 /* Whether entry i of the base can be copied as it is stored for layout L. */
 static bool copy_as_stored(const vpp_state *bs, size_t i, const vpp_layout *L)
 {
@@ -1097,40 +1072,100 @@ static bool base_has(const trowel_archive *base, const char *name)
     return false;
 }
 
-/* Decodes base entry i to the end of the spill file, opened on first use;
+/* The bytes of the base's entries that cannot be copied as stored are
+ * decoded, in order, into core's temporary storage (trowel_spill: memory,
+ * then an unnamed file), then read back from it as the items' data. */
+
+#define SPILL_PIECE ((uint64_t)1 << 20)
+
+/* What the memory sink piece holds, moved to the end of the spill. */
+static trowel_status move_piece(trowel_ctx *ctx, trowel_sink *piece, trowel_spill *spill)
+{
+    uint8_t *data;
+    size_t n;
+    trowel_status s = trowel_sink_take(piece, &data, &n);
+    if (s == TROWEL_OK && n)
+        s = trowel_spill_write(spill, data, n);
+    trowel_mem_free(ctx, data);
+    return s;
+}
+
+/* Decodes base entry i to the end of the spill a piece at a time, so that
+ * memory stays flat whatever its size: a solid stream through the base's
+ * own cursor (the entries come in order: one pass over the stream), a
+ * zlib or LZ4 entry through a cursor of its own, anything else (PS3
+ * chunks, an entry cut short) read whole. */
+static trowel_status decode_base_entry(trowel_archive *base, size_t i, trowel_sink *piece,
+                                       trowel_spill *spill)
+{
+    trowel_ctx *ctx = base->ctx;
+    vpp_state *bs = base->priv;
+    const vpp_entry *v = &bs->ent[i];
+    trowel_codec_stream *own = NULL, *cursor = NULL;
+    trowel_status s = TROWEL_OK;
+    if (v->method == M_SOLID) {
+        if (!bs->solid)
+            s = vpp_open_solid(base, bs, &bs->solid);
+        if (s == TROWEL_OK && (s = trowel_codec_stream_seek(bs->solid, v->pos)) == TROWEL_OK)
+            cursor = bs->solid;
+    } else {
+        uint64_t start;
+        bool whole;
+        s = vpp_entry_cursor(base, i, &own, &start, &whole);
+        cursor = own;
+    }
+    if (s == TROWEL_OK && !cursor) {
+        if ((s = trowel_archive_read_entry(base, i, piece)) == TROWEL_OK)
+            s = move_piece(ctx, piece, spill);
+        return s;
+    }
+    for (uint64_t left = base->entries[i].size; s == TROWEL_OK && left;) {
+        uint64_t n = left < SPILL_PIECE ? left : SPILL_PIECE;
+        if ((s = trowel_codec_stream_read(cursor, n, piece)) == TROWEL_OK)
+            s = move_piece(ctx, piece, spill);
+        left -= n;
+    }
+    if (s == TROWEL_OK && own) /* the entry's own stream ends with it */
+        s = trowel_codec_stream_finish(own);
+    trowel_codec_stream_close(own);
+    return s;
+}
+
+/* Decodes base entry i to the end of the spill, opened on first use;
  * *off is where its bytes start there. */
-static trowel_status spill_entry(trowel_ctx *ctx, trowel_archive *base, size_t i, base_spill *sp,
-                                 int *fd, trowel_sink **spill, uint64_t *off)
+static trowel_status spill_entry(trowel_ctx *ctx, trowel_archive *base, size_t i,
+                                 trowel_spill **spill, trowel_sink **piece, uint64_t *off)
 {
     trowel_status s = TROWEL_OK;
-    if (!*spill && (s = spill_open(ctx, sp, fd)) == TROWEL_OK)
-        s = trowel_sink_open_fd(ctx, *fd, "temporary file", spill);
+    if (!*spill && (s = trowel_spill_open(ctx, "the base archive's decoded entries", spill)) ==
+                       TROWEL_OK)
+        s = trowel_sink_open_memory(ctx, piece);
     if (s != TROWEL_OK)
         return s;
-    *off = trowel_sink_written(*spill);
+    *off = trowel_spill_size(*spill);
     trowel_set_entry(ctx, base->entries[i].name);
-    s = trowel_archive_read_entry(base, i, *spill);
+    s = decode_base_entry(base, i, *piece, *spill);
     trowel_set_entry(ctx, NULL);
     return s;
 }
 
 /* The items of the base archive, in its order: kept (as stored, or
- * decoded into the spill file), replaced by a source of the same name,
- * or left out (delete=). */
+ * decoded into the spill), replaced by a source of the same name, or left
+ * out (delete=). *spill (the caller closes it) holds the decoded ones. */
 static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, trowel_archive *base,
-                                const vpp_layout *L, vpp_item *items, size_t *n, base_spill *sp)
+                                const vpp_layout *L, vpp_item *items, size_t *n,
+                                trowel_spill **spill)
 {
     const vpp_state *bs = base->priv;
     trowel_reader whole;
     trowel_reader_init(&whole, ctx, base->in);
-    int fd = -1;
-    trowel_sink *spill = NULL;
-    trowel_status s = TROWEL_OK;
-    size_t *spilled = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spilled);
-    uint64_t *spill_off = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spill_off);
+    trowel_sink *piece = NULL;
+    size_t *spilled = NULL;
+    uint64_t *spill_off = NULL;
     size_t nspilled = 0;
-    if (!spilled || !spill_off)
-        s = ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, base->entry_count + 1, sizeof *spilled, &spilled);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, base->entry_count + 1, sizeof *spill_off, &spill_off);
     for (size_t i = 0; i < base->entry_count && s == TROWEL_OK; i++) {
         const trowel_entry *e = &base->entries[i];
         if (deleted(p, e->name))
@@ -1148,24 +1183,18 @@ static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, 
         } else {
             it->size = e->size;
             spilled[nspilled] = *n;
-            s = spill_entry(ctx, base, i, sp, &fd, &spill, &spill_off[nspilled]);
+            s = spill_entry(ctx, base, i, spill, &piece, &spill_off[nspilled]);
             nspilled++;
         }
         (*n)++;
     }
-    if (spill) {
-        trowel_status f = trowel_sink_finish(spill);
-        if (s == TROWEL_OK)
-            s = f;
-    }
-    if (fd >= 0) {
-        if (s == TROWEL_OK)
-            s = trowel_input_open_file(ctx, sp->path, &sp->in); /* reopens the nameless file */
-        close(fd);
-    }
-    if (s == TROWEL_OK && sp->in) {
+    trowel_sink_discard(piece);
+    trowel_input *in = NULL;
+    if (s == TROWEL_OK && *spill)
+        s = trowel_spill_input(*spill, &in);
+    if (s == TROWEL_OK && in) {
         trowel_reader t;
-        trowel_reader_init(&t, ctx, sp->in);
+        trowel_reader_init(&t, ctx, in);
         for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++)
             s = trowel_reader_sub(&t, spill_off[k], items[spilled[k]].size, &items[spilled[k]].data);
     }
@@ -1253,19 +1282,20 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK)
         s = check_deletions(ctx, p, base);
     size_t cap = p->source_count + (base ? base->entry_count : 0);
-    vpp_item *items = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *items) : NULL;
-    if (s == TROWEL_OK && !items)
-        s = ctx->last_error.status;
+    vpp_item *items = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *items, &items);
     size_t n = 0;
-    base_spill sp = {0};
+    trowel_spill *spill = NULL;
     if (s == TROWEL_OK && base)
-        s = base_items(ctx, p, base, &L, items, &n, &sp);
+        s = base_items(ctx, p, base, &L, items, &n, &spill);
     /* Flat names (before v17): a/x.txt and b/x.txt would both be x.txt. */
-    const char **stored = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *stored)
-                                         : NULL;
-    bool *keep = stored ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *keep) : NULL;
-    if (s == TROWEL_OK && !keep)
-        s = ctx->last_error.status;
+    const char **stored = NULL;
+    bool *keep = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *stored, &stored);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *keep, &keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++)
         stored[i] = stored_name(&L, p->sources[i].name);
     if (s == TROWEL_OK)
@@ -1297,7 +1327,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     trowel_mem_free(ctx, keep);
     vpp_pads_free(ctx, pads, L.pad_count);
     json_object_put(base_pads);
-    trowel_input_close(sp.in);
+    trowel_spill_close(spill);
     trowel_archive_close(base);
     trowel_input_close(base_in);
     return s;

@@ -53,9 +53,9 @@ static trowel_status record_span(trowel_archive *a, const vpp_span *sp, json_obj
     size_t len = 0;
     if ((s = trowel_reader_sub(&r, first, last - first + 1, &run)) == TROWEL_OK)
         s = trowel_reader_load(&run, &bytes, &len);
-    char *hex = s == TROWEL_OK ? trowel_mem_alloc(a->ctx, 2 * len + 1) : NULL;
-    if (s == TROWEL_OK && !hex)
-        s = a->ctx->last_error.status;
+    char *hex = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(a->ctx, 2 * len + 1, &hex);
     if (s == TROWEL_OK) {
         trowel_hex_encode(bytes, len, hex);
         json_object *o = json_object_new_object();
@@ -75,12 +75,12 @@ static trowel_status record_span(trowel_archive *a, const vpp_span *sp, json_obj
 
 trowel_status vpp_manifest_padding(trowel_archive *a, json_object *m)
 {
-    vpp_span *spans = trowel_mem_calloc(a->ctx, a->entry_count + 4, sizeof *spans);
-    if (!spans)
-        return a->ctx->last_error.status;
+    vpp_span *spans;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, a->entry_count + 4, sizeof *spans, &spans);
+    if (s != TROWEL_OK)
+        return s;
     size_t n = vpp_padding_spans(a, spans);
     json_object *list = json_object_new_array();
-    trowel_status s = TROWEL_OK;
     for (size_t i = 0; i < n && s == TROWEL_OK; i++)
         s = record_span(a, &spans[i], list);
     trowel_mem_free(a->ctx, spans);
@@ -120,9 +120,10 @@ static trowel_status read_pad(trowel_ctx *ctx, json_object *o, size_t index, vpp
     } else
         ok = false;
     size_t len = ok ? strlen(json_object_get_string(hex)) / 2 : 0;
-    uint8_t *bytes = ok && len ? trowel_mem_alloc(ctx, len) : NULL;
-    if (ok && len && !bytes)
-        return ctx->last_error.status;
+    uint8_t *bytes = NULL;
+    trowel_status s = ok && len ? trowel_mem_new(ctx, len, &bytes) : TROWEL_OK;
+    if (s != TROWEL_OK)
+        return s;
     if (!ok || !len || !trowel_hex_decode(json_object_get_string(hex), bytes, len)) {
         trowel_mem_free(ctx, bytes);
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -147,11 +148,12 @@ trowel_status vpp_pads_from_manifest(trowel_ctx *ctx, json_object *m, vpp_layout
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "the manifest's \"padding\" is not a list");
     size_t n = json_object_array_length(list);
-    vpp_pad *pads = trowel_mem_calloc(ctx, n ? n : 1, sizeof *pads);
-    if (!pads)
-        return ctx->last_error.status;
+    vpp_pad *pads;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *pads, &pads);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++) {
-        trowel_status s = read_pad(ctx, json_object_array_get_idx(list, i), i, &pads[i]);
+        s = read_pad(ctx, json_object_array_get_idx(list, i), i, &pads[i]);
         if (s != TROWEL_OK) {
             vpp_pads_free(ctx, pads, i);
             return s;

@@ -60,7 +60,7 @@ static inline bool vpp_solid_mode(const vpp_header *h)
 }
 
 /* n bytes at off of the input, when the input holds them. */
-bool vpp_copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n);
+bool vpp_read_at(trowel_archive *a, uint64_t off, void *dst, size_t n);
 /* Where the header's file size is (v1 and v10 at 0x0C, v17 at 0x20). */
 uint64_t vpp_file_size_offset(const vpp_header *h);
 /* The solid stream's bytes: from the data start to the header's compressed
@@ -70,6 +70,11 @@ trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_re
 trowel_status vpp_open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out);
 /* The codec of the solid stream (zlib; v17 LZ4). */
 const trowel_stream_codec *vpp_solid_codec(const vpp_state *st);
+
+/* trowel_entry_reader's cursor over entry index (the format's
+ * entry_cursor): NULL for stored, cut and PS3-chunked entries. */
+trowel_status vpp_entry_cursor(trowel_archive *a, size_t index, trowel_codec_stream **cursor,
+                               uint64_t *start, bool *whole);
 
 /* vpp_verify.c */
 trowel_status vpp_verify(trowel_archive *a);
