@@ -33,9 +33,13 @@
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
- * on the files of the shared corpus. Writing: vpp_write.c; verify:
- * vpp_verify.c; padding kept by manifests: vpp_pad.c; the name hash and
- * header checksum: vpp_hash.c.
+ * on the files of the shared corpus. This file reads the header and the
+ * directory, reads entries, writes the manifest, and takes create's
+ * options; the rest is by job: where an open packfile's bytes are read
+ * from (entry streams, the solid stream, small reads): vpp_data.c;
+ * verify: vpp_verify.c; padding kept by manifests: vpp_pad.c; rebuilding
+ * from a base (-O base=, delete=): vpp_base.c; writing: vpp_write.c; the
+ * name hash and header checksum: vpp_hash.c.
  */
 #include "vpp.h"
 #include "vpp_priv.h"
@@ -45,16 +49,12 @@
 #include "core/input.h"
 #include "core/sink.h"
 #include "core/source.h"
-#include "core/spill.h"
 
-#include <errno.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define VPP_MAGIC_BE 0xCE0A8951u             /* console files, read little-endian */
 #define VPP_MAGIC_SWITCH_DAMAGED 0x890A0DCEu /* CE 0D 0A 89: LF turned CRLF */
@@ -75,15 +75,6 @@ extern const trowel_format trowel_format_vpp;
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return vpp_align_up(v, a);
-}
-
-bool vpp_read_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
-{
-    trowel_reader whole, at;
-    trowel_reader_init(&whole, a->ctx, a->in);
-    uint64_t size = trowel_reader_size(&whole);
-    return off <= size && n <= size - off && trowel_reader_sub(&whole, off, n, &at) == TROWEL_OK &&
-           trowel_read_bytes(&at, dst, n) == TROWEL_OK;
 }
 
 static bool solid_mode(const vpp_header *h)
@@ -536,11 +527,6 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
     return TROWEL_OK;
 }
 
-uint64_t vpp_file_size_offset(const vpp_header *h)
-{
-    return h->version == 1 || h->version == 10 ? 0x0C : h->version == 17 ? 0x20 : 0x158;
-}
-
 /* Fails for entry i, whose stored bytes (at `at`) pass the end of the file. */
 static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i, uint64_t at)
 {
@@ -664,36 +650,6 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 
 /* --------------------------------------------------------------- reading */
 
-const trowel_stream_codec *vpp_solid_codec(const vpp_state *st)
-{
-    return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
-}
-
-trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_reader *stream)
-{
-    trowel_reader whole;
-    trowel_reader_init(&whole, a->ctx, a->in);
-    /* A stream cut short still gives the entries before the cut; the one
-     * it cuts fails with the offset where the file ends. The 32-bit
-     * compressed size of v3/v4/v6/v10 is not trusted past 4 GiB. */
-    uint64_t size = trowel_reader_size(&whole), start = st->h.data_start;
-    uint64_t len = start < size ? size - start : 0;
-    if (st->h.compressed_size < len && st->h.compressed_size != UINT32_MAX)
-        len = st->h.compressed_size;
-    return trowel_reader_sub(&whole, start < size ? start : size, len, stream);
-}
-
-/* The solid stream from its start, as a cursor of the caller's (*out):
- * the archive's own (st->solid) or an entry reader's. */
-trowel_status vpp_open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out)
-{
-    trowel_reader stream;
-    trowel_status s = vpp_solid_window(a, st, &stream);
-    if (s != TROWEL_OK)
-        return s;
-    return trowel_codec_stream_open(a->ctx, vpp_solid_codec(st), NULL, &stream, out);
-}
-
 /* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
  * deflate, big-endian. */
 static trowel_status read_chunked(trowel_archive *a, trowel_reader *span, uint64_t size,
@@ -724,16 +680,6 @@ static trowel_status read_chunked(trowel_archive *a, trowel_reader *span, uint64
     return TROWEL_OK;
 }
 
-/* Console compressed entries are zlib streams (X360) or PS3 chunks; a zlib
- * header tells them apart. */
-static bool looks_like_zlib(trowel_reader *span)
-{
-    const uint8_t *p;
-    trowel_reader r = *span;
-    return trowel_reader_peek(&r, 2, &p) == TROWEL_OK && (p[0] & 0x0F) == 8 &&
-           (p[0] << 8 | p[1]) % 31 == 0;
-}
-
 static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     vpp_state *st = a->priv;
@@ -759,7 +705,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     case M_LZ4:
         return trowel_codec_decode_reader(a->ctx, &trowel_lz4_stream, NULL, &span, size, out);
     case M_CONSOLE:
-        if (looks_like_zlib(&span))
+        if (vpp_looks_like_zlib(&span))
             return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
         return read_chunked(a, &span, size, out);
     default:
@@ -767,94 +713,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     }
 }
 
-/* trowel_entry_reader's cursor: the entry's own zlib or LZ4 stream, or a
- * solid stream of the reader's own (so that readers of several entries,
- * and read_entry, do not move one another's). PS3 chunks, stored and cut
- * entries have none. */
-trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
-                                      trowel_codec_stream **cursor, uint64_t *start, bool *whole)
-{
-    const vpp_state *st = a->priv;
-    const vpp_entry *v = &st->ent[index];
-    *cursor = NULL;
-    *start = 0;
-    *whole = false;
-    if (v->cut || v->method == M_STORED)
-        return TROWEL_OK;
-    if (v->method == M_SOLID) {
-        *start = v->pos;
-        return vpp_open_solid(a, st, cursor);
-    }
-    trowel_reader all, span;
-    trowel_reader_init(&all, a->ctx, a->in);
-    trowel_status s = trowel_reader_sub(&all, v->pos, v->packed, &span);
-    if (s != TROWEL_OK || (v->method == M_CONSOLE && !looks_like_zlib(&span)))
-        return s;
-    *whole = true;
-    const trowel_stream_codec *codec =
-        v->method == M_LZ4 ? &trowel_lz4_stream : &trowel_zlib_stream;
-    return trowel_codec_stream_open(a->ctx, codec, NULL, &span, cursor);
-}
 /* ------------------------------------------------------------- manifest */
-
-static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
-                       size_t entry, uint64_t start, uint64_t end)
-{
-    end = end < size ? end : size;
-    if (start >= end)
-        return n;
-    out[n] = (vpp_span){section, entry, start, end};
-    return n + 1;
-}
-
-size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
-{
-    const vpp_state *st = a->priv;
-    const vpp_header *h = &st->h;
-    uint64_t size = trowel_input_size(a->in), n = a->entry_count;
-    size_t k = 0;
-    if (h->version == 1) {
-        k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);
-        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + 64 * n, h->data_start);
-    } else if (h->version <= 6) { /* the header's fields end after the runtime bytes */
-        k = add_span(out, k, size, VPP_PAD_HEADER, 0, h->version == 4 ? 0x184 : 0x180, VPP_SECTOR);
-        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + h->dir_size, h->names_start);
-        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size, h->ext_start);
-        k = add_span(out, k, size, VPP_PAD_EXTENSIONS, 0, h->ext_start + h->ext_size,
-                     h->data_start);
-    } else if (h->version == 17) {
-        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size,
-                     h->data_start);
-    }
-    if (solid_mode(h)) /* the padding between files is inside the stream */
-        return k;
-    for (size_t i = 0; i < n; i++) {
-        const vpp_entry *e = &st->ent[i];
-        if (e->packed >= size || e->pos > size - e->packed)
-            continue; /* past the end of the file (a damaged archive) */
-        uint64_t end = e->pos + e->packed;
-        /* up to the next file; v1 pads the last one to 2048 too */
-        uint64_t next = i + 1 < n ? st->ent[i + 1].pos
-                        : h->version == 1 ? h->data_start + align_up(end - h->data_start, VPP_SECTOR)
-                                          : end;
-        k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
-    }
-    return k;
-}
-
-/* Whether the solid stream ends at a sync flush (00 00 FF FF, the game's
- * unfinished streams) rather than with its Adler-32 (peers' repacks). */
-static bool stream_unfinished(trowel_archive *a, const vpp_header *h)
-{
-    uint8_t tail[4];
-    uint64_t size = trowel_input_size(a->in);
-    if (h->data_start > size || h->compressed_size > size - h->data_start ||
-        h->compressed_size < 4)
-        return false;
-    uint64_t end = h->data_start + h->compressed_size;
-    return vpp_read_at(a, end - 4, tail, 4) &&
-           !memcmp(tail, "\0\0\xff\xff", 4);
-}
 
 static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
 {
@@ -875,7 +734,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
     if (solid_mode(h) && a->entry_count) {
         /* Finished streams (peers' repacks) end in an Adler-32; the
          * game's stop at the last sync flush. */
-        json_object_object_add(m, "finished", json_object_new_boolean(!stream_unfinished(a, h)));
+        json_object_object_add(m, "finished", json_object_new_boolean(!vpp_stream_unfinished(a, h)));
     }
     if (h->version >= 3 && h->version <= 6) {
         json_object_object_add(m, "short_name", json_object_new_string(h->short_name));
@@ -909,28 +768,6 @@ static void vpp_close(trowel_archive *a)
 }
 
 /* -------------------------------------------------------------- creating */
-
-void vpp_layout_of(trowel_archive *a, vpp_layout *L)
-{
-    const vpp_state *st = a->priv;
-    *L = vpp_layout_default(st->h.version);
-    L->compressed = st->h.flags & VPP_FLAG_COMPRESSED;
-    L->condensed = st->h.flags & VPP_FLAG_CONDENSED;
-    if (st->alignment)
-        L->alignment = st->alignment;
-    if (st->level)
-        L->level = st->level;
-    L->short_name = st->h.short_name;
-    L->path = st->h.path;
-    L->timestamp = st->h.timestamp;
-    L->big_endian = st->h.be;
-    if (solid_mode(&st->h) && a->entry_count) {
-        L->finish = !stream_unfinished(a, &st->h);
-    }
-    if (st->h.version >= 3 && st->h.version <= 6)
-        if (!vpp_read_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
-            memset(L->runtime, 0, sizeof L->runtime);
-}
 
 static const char *const create_keys[] = {"version", "compressed", "condensed", "align", "level",
                                           "finish", "base", "delete", "asm", NULL};
@@ -1025,204 +862,6 @@ static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params
     return TROWEL_OK;
 }
 
-static bool deleted(const trowel_create_params *p, const char *name)
-{
-    for (size_t i = 0; i < p->option_count; i++)
-        if (!strncmp(p->options[i], "delete=", 7) && !strcmp(p->options[i] + 7, name))
-            return true;
-    return false;
-}
-
-static const char *stored_name(const vpp_layout *L, const char *name);
-
-static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
-                                         const char *name)
-{
-    for (size_t i = p->source_count; i-- > 0;) /* the last, as keep_last keeps */
-        if (!strcmp(stored_name(L, p->sources[i].name), name))
-            return &p->sources[i];
-    return NULL;
-}
-
-/* Whether entry i of the base can be copied as it is stored for layout L. */
-static bool copy_as_stored(const vpp_state *bs, size_t i, const vpp_layout *L)
-{
-    uint8_t m = bs->ent[i].method;
-    if (m == M_STORED)
-        return true; /* its bytes are the data */
-    bool separate = L->compressed && !L->condensed;
-    if (m == M_ZLIB && separate && L->version != 17)
-        return true;
-    return m == M_LZ4 && separate && L->version == 17;
-}
-
-/* Versions before 17 keep no folders: a source's name is its last
- * component there. */
-static const char *stored_name(const vpp_layout *L, const char *name)
-{
-    const char *slash = strrchr(name, '/');
-    return L->version < 17 && slash && slash[1] ? slash + 1 : name;
-}
-
-static bool base_has(const trowel_archive *base, const char *name)
-{
-    for (size_t i = 0; i < base->entry_count; i++)
-        if (!strcmp(base->entries[i].name, name))
-            return true;
-    return false;
-}
-
-/* The bytes of the base's entries that cannot be copied as stored are
- * decoded, in order, into core's temporary storage (trowel_spill: memory,
- * then an unnamed file), then read back from it as the items' data. */
-
-#define SPILL_PIECE ((uint64_t)1 << 20)
-
-/* What the memory sink piece holds, moved to the end of the spill. */
-static trowel_status move_piece(trowel_ctx *ctx, trowel_sink *piece, trowel_spill *spill)
-{
-    uint8_t *data;
-    size_t n;
-    trowel_status s = trowel_sink_take(piece, &data, &n);
-    if (s == TROWEL_OK && n)
-        s = trowel_spill_write(spill, data, n);
-    trowel_mem_free(ctx, data);
-    return s;
-}
-
-/* Decodes base entry i to the end of the spill a piece at a time, so that
- * memory stays flat whatever its size: a solid stream through the base's
- * own cursor (the entries come in order: one pass over the stream), a
- * zlib or LZ4 entry through a cursor of its own, anything else (PS3
- * chunks, an entry cut short) read whole. */
-static trowel_status decode_base_entry(trowel_archive *base, size_t i, trowel_sink *piece,
-                                       trowel_spill *spill)
-{
-    trowel_ctx *ctx = base->ctx;
-    vpp_state *bs = base->priv;
-    const vpp_entry *v = &bs->ent[i];
-    trowel_codec_stream *own = NULL, *cursor = NULL;
-    trowel_status s = TROWEL_OK;
-    if (v->method == M_SOLID) {
-        if (!bs->solid)
-            s = vpp_open_solid(base, bs, &bs->solid);
-        if (s == TROWEL_OK && (s = trowel_codec_stream_seek(bs->solid, v->pos)) == TROWEL_OK)
-            cursor = bs->solid;
-    } else {
-        uint64_t start;
-        bool whole;
-        s = vpp_entry_cursor(base, i, &own, &start, &whole);
-        cursor = own;
-    }
-    if (s == TROWEL_OK && !cursor) {
-        if ((s = trowel_archive_read_entry(base, i, piece)) == TROWEL_OK)
-            s = move_piece(ctx, piece, spill);
-        return s;
-    }
-    for (uint64_t left = base->entries[i].size; s == TROWEL_OK && left;) {
-        uint64_t n = left < SPILL_PIECE ? left : SPILL_PIECE;
-        if ((s = trowel_codec_stream_read(cursor, n, piece)) == TROWEL_OK)
-            s = move_piece(ctx, piece, spill);
-        left -= n;
-    }
-    if (s == TROWEL_OK && own) /* the entry's own stream ends with it */
-        s = trowel_codec_stream_finish(own);
-    trowel_codec_stream_close(own);
-    return s;
-}
-
-/* Decodes base entry i to the end of the spill, opened on first use;
- * *off is where its bytes start there. */
-static trowel_status spill_entry(trowel_ctx *ctx, trowel_archive *base, size_t i,
-                                 trowel_spill **spill, trowel_sink **piece, uint64_t *off)
-{
-    trowel_status s = TROWEL_OK;
-    if (!*spill && (s = trowel_spill_open(ctx, "the base archive's decoded entries", spill)) ==
-                       TROWEL_OK)
-        s = trowel_sink_open_memory(ctx, piece);
-    if (s != TROWEL_OK)
-        return s;
-    *off = trowel_spill_size(*spill);
-    trowel_set_entry(ctx, base->entries[i].name);
-    s = decode_base_entry(base, i, *piece, *spill);
-    trowel_set_entry(ctx, NULL);
-    return s;
-}
-
-/* The items of the base archive, in its order: kept (as stored, or
- * decoded into the spill), replaced by a source of the same name, or left
- * out (delete=). *spill (the caller closes it) holds the decoded ones. */
-static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, trowel_archive *base,
-                                const vpp_layout *L, vpp_item *items, size_t *n,
-                                trowel_spill **spill)
-{
-    const vpp_state *bs = base->priv;
-    trowel_reader whole;
-    trowel_reader_init(&whole, ctx, base->in);
-    trowel_sink *piece = NULL;
-    size_t *spilled = NULL;
-    uint64_t *spill_off = NULL;
-    size_t nspilled = 0;
-    trowel_status s = trowel_mem_new_zeroed(ctx, base->entry_count + 1, sizeof *spilled, &spilled);
-    if (s == TROWEL_OK)
-        s = trowel_mem_new_zeroed(ctx, base->entry_count + 1, sizeof *spill_off, &spill_off);
-    for (size_t i = 0; i < base->entry_count && s == TROWEL_OK; i++) {
-        const trowel_entry *e = &base->entries[i];
-        if (deleted(p, e->name))
-            continue;
-        vpp_item *it = &items[*n];
-        const trowel_source *src = source_named(p, L, e->name);
-        it->name = e->name;
-        if (src) { /* replaced: keeps its place */
-            it->path = src->path;
-        } else if (copy_as_stored(bs, i, L)) {
-            it->size = e->size;
-            it->has_stored = bs->ent[i].method != M_STORED;
-            s = trowel_reader_sub(&whole, bs->ent[i].pos, bs->ent[i].packed,
-                                  it->has_stored ? &it->stored : &it->data);
-        } else {
-            it->size = e->size;
-            spilled[nspilled] = *n;
-            s = spill_entry(ctx, base, i, spill, &piece, &spill_off[nspilled]);
-            nspilled++;
-        }
-        (*n)++;
-    }
-    trowel_sink_discard(piece);
-    trowel_input *in = NULL;
-    if (s == TROWEL_OK && *spill)
-        s = trowel_spill_input(*spill, &in);
-    if (s == TROWEL_OK && in) {
-        trowel_reader t;
-        trowel_reader_init(&t, ctx, in);
-        for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++)
-            s = trowel_reader_sub(&t, spill_off[k], items[spilled[k]].size, &items[spilled[k]].data);
-    }
-    trowel_mem_free(ctx, spilled);
-    trowel_mem_free(ctx, spill_off);
-    return s;
-}
-
-/* Every delete= names an entry of the base (a typo must not pass
- * silently), and there is a base. */
-static trowel_status check_deletions(trowel_ctx *ctx, const trowel_create_params *p,
-                                     const trowel_archive *base)
-{
-    for (size_t i = 0; i < p->option_count; i++) {
-        const char *name = p->options[i];
-        if (strncmp(name, "delete=", 7))
-            continue;
-        name += 7;
-        if (!base)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "-O delete=%s needs -O base=ARCHIVE", name);
-        if (!base_has(base, name))
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "-O delete=%s: the base has no entry of that name", name);
-    }
-    return TROWEL_OK;
-}
-
 static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
 {
     const trowel_source src = {it->name, it->path};
@@ -1230,33 +869,6 @@ static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: not a readable file",
                            it->path);
     return TROWEL_OK;
-}
-
-/* base= keeps the base's non-zero padding (as its manifest would), except
- * after the entries that sources replace: *held owns what the pads point
- * into. */
-static trowel_status padding_of_base(trowel_ctx *ctx, const trowel_create_params *p,
-                                     trowel_archive *base, vpp_layout *L, json_object **held,
-                                     vpp_pad **pads)
-{
-    *held = json_object_new_object();
-    if (!*held)
-        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
-    trowel_status s = vpp_manifest_padding(base, *held);
-    if (s == TROWEL_OK)
-        s = vpp_pads_from_manifest(ctx, *held, L, pads);
-    size_t kept = 0;
-    for (size_t i = 0; s == TROWEL_OK && i < L->pad_count; i++) {
-        vpp_pad *pad = &(*pads)[i];
-        if (pad->section == VPP_PAD_ENTRY && source_named(p, L, pad->entry)) {
-            trowel_mem_free(ctx, pad->bytes);
-            continue;
-        }
-        (*pads)[kept++] = *pad;
-    }
-    if (s == TROWEL_OK)
-        L->pad_count = kept;
-    return s;
 }
 
 static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
@@ -1276,11 +888,11 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK)
         s = creation_layout(ctx, p, m, base, &L);
     if (s == TROWEL_OK && base && !json_get(m, "padding", NULL))
-        s = padding_of_base(ctx, p, base, &L, &base_pads, &pads);
+        s = vpp_padding_of_base(ctx, p, base, &L, &base_pads, &pads);
     else if (s == TROWEL_OK)
         s = vpp_pads_from_manifest(ctx, m, &L, &pads);
     if (s == TROWEL_OK)
-        s = check_deletions(ctx, p, base);
+        s = vpp_check_deletions(ctx, p, base);
     size_t cap = p->source_count + (base ? base->entry_count : 0);
     vpp_item *items = NULL;
     if (s == TROWEL_OK)
@@ -1288,7 +900,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     size_t n = 0;
     trowel_spill *spill = NULL;
     if (s == TROWEL_OK && base)
-        s = base_items(ctx, p, base, &L, items, &n, &spill);
+        s = vpp_base_items(ctx, p, base, &L, items, &n, &spill);
     /* Flat names (before v17): a/x.txt and b/x.txt would both be x.txt. */
     const char **stored = NULL;
     bool *keep = NULL;
@@ -1297,12 +909,12 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK)
         s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *keep, &keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++)
-        stored[i] = stored_name(&L, p->sources[i].name);
+        stored[i] = vpp_stored_name(&L, p->sources[i].name);
     if (s == TROWEL_OK)
         s = trowel_create_unique_names(ctx, p, stored, keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++) {
         const char *name = stored[i];
-        if (!keep[i] || (base && base_has(base, name) && !deleted(p, name)))
+        if (!keep[i] || (base && vpp_base_has(base, name) && !vpp_deleted(p, name)))
             continue; /* replaced in place above, or by a later source */
         items[n].name = name;
         items[n++].path = p->sources[i].path;

@@ -5,7 +5,7 @@
  * Volition's packers wrote padding from buffers they did not always clear:
  * one Red Faction packfile in 27 examined holds 39,377 bytes of old buffer
  * contents after its files (the rest are zero everywhere). The reader
- * (vpp_padding_spans, vpp.c) knows where each version pads: after the
+ * (vpp_padding_spans, below) knows where each version pads: after the
  * header's fields, the directory, the names, the extensions (v4), and
  * after each entry's stored bytes (v1 after the last one too; not inside
  * a compressed+condensed stream, whose padding is compressed with the
@@ -23,6 +23,51 @@
 
 #include <json-c/json.h>
 #include <string.h>
+
+static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
+                       size_t entry, uint64_t start, uint64_t end)
+{
+    end = end < size ? end : size;
+    if (start >= end)
+        return n;
+    out[n] = (vpp_span){section, entry, start, end};
+    return n + 1;
+}
+
+size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
+{
+    const vpp_state *st = a->priv;
+    const vpp_header *h = &st->h;
+    uint64_t size = trowel_input_size(a->in), n = a->entry_count;
+    size_t k = 0;
+    if (h->version == 1) {
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + 64 * n, h->data_start);
+    } else if (h->version <= 6) { /* the header's fields end after the runtime bytes */
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, h->version == 4 ? 0x184 : 0x180, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + h->dir_size, h->names_start);
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size, h->ext_start);
+        k = add_span(out, k, size, VPP_PAD_EXTENSIONS, 0, h->ext_start + h->ext_size,
+                     h->data_start);
+    } else if (h->version == 17) {
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size,
+                     h->data_start);
+    }
+    if (vpp_solid_mode(h)) /* the padding between files is inside the stream */
+        return k;
+    for (size_t i = 0; i < n; i++) {
+        const vpp_entry *e = &st->ent[i];
+        if (e->packed >= size || e->pos > size - e->packed)
+            continue; /* past the end of the file (a damaged archive) */
+        uint64_t end = e->pos + e->packed;
+        /* up to the next file; v1 pads the last one to 2048 too */
+        uint64_t next = i + 1 < n ? st->ent[i + 1].pos
+                        : h->version == 1 ? h->data_start + vpp_align_up(end - h->data_start, VPP_SECTOR)
+                                          : end;
+        k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
+    }
+    return k;
+}
 
 static const char *const section_names[] = {"header", "directory", "names", "extensions"};
 
