@@ -46,7 +46,6 @@
 
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
-#include "core/input.h"
 #include "core/sink.h"
 #include "core/source.h"
 
@@ -535,7 +534,7 @@ static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i,
                        "entry %zu (%s): %llu bytes at offset %llu run past the end of the "
                        "%llu-byte file",
                        i, a->entries[i].name, (unsigned long long)st->ent[i].packed,
-                       (unsigned long long)at, (unsigned long long)trowel_input_size(a->in));
+                       (unsigned long long)at, (unsigned long long)vpp_file_size(a));
 }
 
 /* A packfile cut short (or whose entries point past its end) opens with
@@ -546,7 +545,7 @@ static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i,
  * every entry (the last padding) still shows in the header's file size. */
 static void note_damage(trowel_archive *a, vpp_state *st)
 {
-    uint64_t size = trowel_input_size(a->in), solid_at = st->h.data_start;
+    uint64_t size = vpp_file_size(a), solid_at = st->h.data_start;
     bool damaged = false;
     for (size_t i = 0; i < a->entry_count; i++) {
         vpp_entry *e = &st->ent[i];

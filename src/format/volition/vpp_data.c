@@ -15,9 +15,15 @@
 
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
-#include "core/input.h"
 
 #include <string.h>
+
+uint64_t vpp_file_size(trowel_archive *a)
+{
+    trowel_reader whole;
+    trowel_reader_init(&whole, a->ctx, a->in);
+    return trowel_reader_size(&whole);
+}
 
 /* Small reads (a stream's first or last bytes, the runtime bytes of the
  * header): false when the input does not hold them all. */
@@ -109,7 +115,7 @@ trowel_status vpp_entry_cursor(trowel_archive *a, size_t index, trowel_codec_str
 bool vpp_stream_unfinished(trowel_archive *a, const vpp_header *h)
 {
     uint8_t tail[4];
-    uint64_t size = trowel_input_size(a->in);
+    uint64_t size = vpp_file_size(a);
     if (h->data_start > size || h->compressed_size > size - h->data_start ||
         h->compressed_size < 4)
         return false;

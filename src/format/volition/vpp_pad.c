@@ -19,7 +19,6 @@
 #include "vpp_priv.h"
 
 #include "core/bytes.h"
-#include "core/input.h"
 
 #include <json-c/json.h>
 #include <string.h>
@@ -38,7 +37,7 @@ size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
 {
     const vpp_state *st = a->priv;
     const vpp_header *h = &st->h;
-    uint64_t size = trowel_input_size(a->in), n = a->entry_count;
+    uint64_t size = vpp_file_size(a), n = a->entry_count;
     size_t k = 0;
     if (h->version == 1) {
         k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);

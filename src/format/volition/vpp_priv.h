@@ -63,6 +63,8 @@ static inline bool vpp_solid_mode(const vpp_header *h)
 
 /* ---- vpp_data.c: where an open packfile's bytes are read from */
 
+/* The packfile's size in bytes (its input's). */
+uint64_t vpp_file_size(trowel_archive *a);
 /* n bytes at off of the input, when the input holds them. */
 bool vpp_read_at(trowel_archive *a, uint64_t off, void *dst, size_t n);
 /* Where the header's file size is (v1 and v10 at 0x0C, v17 at 0x20). */

@@ -16,7 +16,6 @@
  */
 #include "vpp_priv.h"
 
-#include "core/input.h"
 #include "core/sink.h"
 
 #include <stdarg.h>
@@ -355,7 +354,7 @@ trowel_status vpp_verify(trowel_archive *a)
     if (st->h.version >= 10)
         verify_header_checksum(a, st);
     verify_starts(a, st);
-    uint64_t real = trowel_input_size(a->in);
+    uint64_t real = vpp_file_size(a);
     bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
     if (!wraps && st->h.file_size != real)
         report(a, NULL, TROWEL_ERR_VERIFY, vpp_file_size_offset(&st->h),
