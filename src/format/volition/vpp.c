@@ -733,7 +733,8 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
     if (solid_mode(h) && a->entry_count) {
         /* Finished streams (peers' repacks) end in an Adler-32; the
          * game's stop at the last sync flush. */
-        json_object_object_add(m, "finished", json_object_new_boolean(!vpp_stream_unfinished(a, h)));
+        json_object_object_add(m, "finished",
+                               json_object_new_boolean(!vpp_stream_unfinished(a, h)));
     }
     if (h->version >= 3 && h->version <= 6) {
         json_object_object_add(m, "short_name", json_object_new_string(h->short_name));

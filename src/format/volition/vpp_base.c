@@ -213,8 +213,10 @@ trowel_status vpp_base_items(trowel_ctx *ctx, const trowel_create_params *p, tro
     if (s == TROWEL_OK && in) {
         trowel_reader t;
         trowel_reader_init(&t, ctx, in);
-        for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++)
-            s = trowel_reader_sub(&t, spill_off[k], items[spilled[k]].size, &items[spilled[k]].data);
+        for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++) {
+            vpp_item *it = &items[spilled[k]];
+            s = trowel_reader_sub(&t, spill_off[k], it->size, &it->data);
+        }
     }
     trowel_mem_free(ctx, spilled);
     trowel_mem_free(ctx, spill_off);

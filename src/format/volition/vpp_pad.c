@@ -60,9 +60,8 @@ size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
             continue; /* past the end of the file (a damaged archive) */
         uint64_t end = e->pos + e->packed;
         /* up to the next file; v1 pads the last one to 2048 too */
-        uint64_t next = i + 1 < n ? st->ent[i + 1].pos
-                        : h->version == 1 ? h->data_start + vpp_align_up(end - h->data_start, VPP_SECTOR)
-                                          : end;
+        uint64_t v1_end = h->data_start + vpp_align_up(end - h->data_start, VPP_SECTOR);
+        uint64_t next = i + 1 < n ? st->ent[i + 1].pos : h->version == 1 ? v1_end : end;
         k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
     }
     return k;
