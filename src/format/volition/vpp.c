@@ -33,27 +33,27 @@
  *
  * Facts: ../shared/formats/volition-vpp-asm.md (with its corrections) and
  * the developer's structs in ../shared/seeds/volition-vpp-asm.txt, checked
- * on the files of the shared corpus. Writing: vpp_write.c; verify:
- * vpp_verify.c; padding kept by manifests: vpp_pad.c; the name hash and
- * header checksum: vpp_hash.c.
+ * on the files of the shared corpus. This file reads the header and the
+ * directory, reads entries, writes the manifest, and takes create's
+ * options; the rest is by job: where an open packfile's bytes are read
+ * from (entry streams, the solid stream, small reads): vpp_data.c;
+ * verify: vpp_verify.c; padding kept by manifests: vpp_pad.c; rebuilding
+ * from a base (-O base=, delete=): vpp_base.c; writing: vpp_write.c; the
+ * name hash and header checksum: vpp_hash.c.
  */
 #include "vpp.h"
 #include "vpp_priv.h"
 
 #include "codec/lz4_frame.h"
 #include "codec/zlib.h"
-#include "core/input.h"
 #include "core/sink.h"
 #include "core/source.h"
 
-#include <errno.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define VPP_MAGIC_BE 0xCE0A8951u             /* console files, read little-endian */
 #define VPP_MAGIC_SWITCH_DAMAGED 0x890A0DCEu /* CE 0D 0A 89: LF turned CRLF */
@@ -74,12 +74,6 @@ extern const trowel_format trowel_format_vpp;
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return vpp_align_up(v, a);
-}
-
-bool vpp_copy_at(trowel_archive *a, uint64_t off, void *dst, size_t n)
-{
-    uint64_t size = trowel_input_size(a->in);
-    return off <= size && n <= size - off && trowel_input_copy(a->in, off, dst, n) == TROWEL_OK;
 }
 
 static bool solid_mode(const vpp_header *h)
@@ -491,9 +485,9 @@ static trowel_status add_entries(trowel_archive *a, const trowel_reader *names,
                           .offset = solid ? solid_at : v->pos, .method = method_names[v->method],
                           .index = i};
         solid_at += v->packed;
-        trowel_props *extra = trowel_archive_add_entry(a, &e);
-        if (!extra)
-            return a->ctx->last_error.status;
+        trowel_props *extra;
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+            return s;
         if (st->h.version == 3 && (s = trowel_props_add_hex(extra, "hash", v->hash)) != TROWEL_OK)
             return s;
         if (st->h.version >= 10 && (s = trowel_props_add_uint(extra, "alignment", re[i].align)))
@@ -532,11 +526,6 @@ static trowel_status read_directory(trowel_archive *a, const trowel_reader *dir,
     return TROWEL_OK;
 }
 
-uint64_t vpp_file_size_offset(const vpp_header *h)
-{
-    return h->version == 1 || h->version == 10 ? 0x0C : h->version == 17 ? 0x20 : 0x158;
-}
-
 /* Fails for entry i, whose stored bytes (at `at`) pass the end of the file. */
 static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i, uint64_t at)
 {
@@ -545,7 +534,7 @@ static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i,
                        "entry %zu (%s): %llu bytes at offset %llu run past the end of the "
                        "%llu-byte file",
                        i, a->entries[i].name, (unsigned long long)st->ent[i].packed,
-                       (unsigned long long)at, (unsigned long long)trowel_input_size(a->in));
+                       (unsigned long long)at, (unsigned long long)vpp_file_size(a));
 }
 
 /* A packfile cut short (or whose entries point past its end) opens with
@@ -556,7 +545,7 @@ static trowel_status cut_entry(trowel_archive *a, const vpp_state *st, size_t i,
  * every entry (the last padding) still shows in the header's file size. */
 static void note_damage(trowel_archive *a, vpp_state *st)
 {
-    uint64_t size = trowel_input_size(a->in), solid_at = st->h.data_start;
+    uint64_t size = vpp_file_size(a), solid_at = st->h.data_start;
     bool damaged = false;
     for (size_t i = 0; i < a->entry_count; i++) {
         vpp_entry *e = &st->ent[i];
@@ -592,7 +581,7 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
             continue;
         uint8_t hdr[2];
         uint64_t at = e->method == M_SOLID ? st->h.data_start : e->pos;
-        if (!vpp_copy_at(a, at, hdr, 2))
+        if (!vpp_read_at(a, at, hdr, 2))
             return 0;
         if ((hdr[0] & 0x0F) != 8 || (hdr[0] << 8 | hdr[1]) % 31)
             return 0;
@@ -605,11 +594,12 @@ static int guess_level(trowel_archive *a, const vpp_state *st)
 static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    vpp_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    vpp_state *st;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = read_header(ctx, r, &st->h);
+    s = read_header(ctx, r, &st->h);
     if (s != TROWEL_OK)
         return s;
     const vpp_header *h = &st->h;
@@ -637,12 +627,10 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_reader_sub(r, h->ext_start, h->ext_size, &exts)) != TROWEL_OK)
         return s;
     size_t n = h->num_files;
-    vpp_raw_entry *re = trowel_mem_calloc(ctx, n ? n : 1, sizeof *re);
-    st->ent = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->ent);
-    if (!re || !st->ent) {
-        trowel_mem_free(ctx, re);
-        return ctx->last_error.status;
-    }
+    vpp_raw_entry *re;
+    if ((s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->ent, &st->ent)) != TROWEL_OK ||
+        (s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *re, &re)) != TROWEL_OK)
+        return s;
     s = read_directory(a, &dir, re, st);
     if (s == TROWEL_OK && (h->flags & VPP_FLAG_CONDENSED) && h->version < 10 && n)
         s = find_alignment(a, re, st);
@@ -660,36 +648,6 @@ static trowel_status vpp_open(trowel_archive *a, trowel_reader *r)
 }
 
 /* --------------------------------------------------------------- reading */
-
-const trowel_stream_codec *vpp_solid_codec(const vpp_state *st)
-{
-    return st->h.version == 17 ? &trowel_lz4_stream : &trowel_zlib_stream;
-}
-
-trowel_status vpp_solid_window(trowel_archive *a, const vpp_state *st, trowel_reader *stream)
-{
-    trowel_reader whole;
-    trowel_reader_init(&whole, a->ctx, a->in);
-    /* A stream cut short still gives the entries before the cut; the one
-     * it cuts fails with the offset where the file ends. The 32-bit
-     * compressed size of v3/v4/v6/v10 is not trusted past 4 GiB. */
-    uint64_t size = trowel_reader_size(&whole), start = st->h.data_start;
-    uint64_t len = start < size ? size - start : 0;
-    if (st->h.compressed_size < len && st->h.compressed_size != UINT32_MAX)
-        len = st->h.compressed_size;
-    return trowel_reader_sub(&whole, start < size ? start : size, len, stream);
-}
-
-/* The solid stream from its start, as a cursor of the caller's (*out):
- * the archive's own (st->solid) or an entry reader's. */
-trowel_status vpp_open_solid(trowel_archive *a, const vpp_state *st, trowel_codec_stream **out)
-{
-    trowel_reader stream;
-    trowel_status s = vpp_solid_window(a, st, &stream);
-    if (s != TROWEL_OK)
-        return s;
-    return trowel_codec_stream_open(a->ctx, vpp_solid_codec(st), NULL, &stream, out);
-}
 
 /* SR2 PS3: the file in chunks of {u16 csize, u16 0, u32 usize} + raw
  * deflate, big-endian. */
@@ -721,16 +679,6 @@ static trowel_status read_chunked(trowel_archive *a, trowel_reader *span, uint64
     return TROWEL_OK;
 }
 
-/* Console compressed entries are zlib streams (X360) or PS3 chunks; a zlib
- * header tells them apart. */
-static bool looks_like_zlib(trowel_reader *span)
-{
-    const uint8_t *p;
-    trowel_reader r = *span;
-    return trowel_reader_peek(&r, 2, &p) == TROWEL_OK && (p[0] & 0x0F) == 8 &&
-           (p[0] << 8 | p[1]) % 31 == 0;
-}
-
 static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
     vpp_state *st = a->priv;
@@ -756,7 +704,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     case M_LZ4:
         return trowel_codec_decode_reader(a->ctx, &trowel_lz4_stream, NULL, &span, size, out);
     case M_CONSOLE:
-        if (looks_like_zlib(&span))
+        if (vpp_looks_like_zlib(&span))
             return trowel_codec_decode_reader(a->ctx, &trowel_zlib_stream, NULL, &span, size, out);
         return read_chunked(a, &span, size, out);
     default:
@@ -764,94 +712,7 @@ static trowel_status vpp_read_entry(trowel_archive *a, size_t index, trowel_sink
     }
 }
 
-/* trowel_entry_reader's cursor: the entry's own zlib or LZ4 stream, or a
- * solid stream of the reader's own (so that readers of several entries,
- * and read_entry, do not move one another's). PS3 chunks, stored and cut
- * entries have none. */
-static trowel_status vpp_entry_cursor(trowel_archive *a, size_t index,
-                                      trowel_codec_stream **cursor, uint64_t *start, bool *whole)
-{
-    const vpp_state *st = a->priv;
-    const vpp_entry *v = &st->ent[index];
-    *cursor = NULL;
-    *start = 0;
-    *whole = false;
-    if (v->cut || v->method == M_STORED)
-        return TROWEL_OK;
-    if (v->method == M_SOLID) {
-        *start = v->pos;
-        return vpp_open_solid(a, st, cursor);
-    }
-    trowel_reader all, span;
-    trowel_reader_init(&all, a->ctx, a->in);
-    trowel_status s = trowel_reader_sub(&all, v->pos, v->packed, &span);
-    if (s != TROWEL_OK || (v->method == M_CONSOLE && !looks_like_zlib(&span)))
-        return s;
-    *whole = true;
-    const trowel_stream_codec *codec =
-        v->method == M_LZ4 ? &trowel_lz4_stream : &trowel_zlib_stream;
-    return trowel_codec_stream_open(a->ctx, codec, NULL, &span, cursor);
-}
 /* ------------------------------------------------------------- manifest */
-
-static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
-                       size_t entry, uint64_t start, uint64_t end)
-{
-    end = end < size ? end : size;
-    if (start >= end)
-        return n;
-    out[n] = (vpp_span){section, entry, start, end};
-    return n + 1;
-}
-
-size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
-{
-    const vpp_state *st = a->priv;
-    const vpp_header *h = &st->h;
-    uint64_t size = trowel_input_size(a->in), n = a->entry_count;
-    size_t k = 0;
-    if (h->version == 1) {
-        k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);
-        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + 64 * n, h->data_start);
-    } else if (h->version <= 6) { /* the header's fields end after the runtime bytes */
-        k = add_span(out, k, size, VPP_PAD_HEADER, 0, h->version == 4 ? 0x184 : 0x180, VPP_SECTOR);
-        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + h->dir_size, h->names_start);
-        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size, h->ext_start);
-        k = add_span(out, k, size, VPP_PAD_EXTENSIONS, 0, h->ext_start + h->ext_size,
-                     h->data_start);
-    } else if (h->version == 17) {
-        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size,
-                     h->data_start);
-    }
-    if (solid_mode(h)) /* the padding between files is inside the stream */
-        return k;
-    for (size_t i = 0; i < n; i++) {
-        const vpp_entry *e = &st->ent[i];
-        if (e->packed >= size || e->pos > size - e->packed)
-            continue; /* past the end of the file (a damaged archive) */
-        uint64_t end = e->pos + e->packed;
-        /* up to the next file; v1 pads the last one to 2048 too */
-        uint64_t next = i + 1 < n ? st->ent[i + 1].pos
-                        : h->version == 1 ? h->data_start + align_up(end - h->data_start, VPP_SECTOR)
-                                          : end;
-        k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
-    }
-    return k;
-}
-
-/* Whether the solid stream ends at a sync flush (00 00 FF FF, the game's
- * unfinished streams) rather than with its Adler-32 (peers' repacks). */
-static bool stream_unfinished(trowel_archive *a, const vpp_header *h)
-{
-    uint8_t tail[4];
-    uint64_t size = trowel_input_size(a->in);
-    if (h->data_start > size || h->compressed_size > size - h->data_start ||
-        h->compressed_size < 4)
-        return false;
-    uint64_t end = h->data_start + h->compressed_size;
-    return vpp_copy_at(a, end - 4, tail, 4) &&
-           !memcmp(tail, "\0\0\xff\xff", 4);
-}
 
 static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
 {
@@ -872,7 +733,8 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
     if (solid_mode(h) && a->entry_count) {
         /* Finished streams (peers' repacks) end in an Adler-32; the
          * game's stop at the last sync flush. */
-        json_object_object_add(m, "finished", json_object_new_boolean(!stream_unfinished(a, h)));
+        json_object_object_add(m, "finished",
+                               json_object_new_boolean(!vpp_stream_unfinished(a, h)));
     }
     if (h->version >= 3 && h->version <= 6) {
         json_object_object_add(m, "short_name", json_object_new_string(h->short_name));
@@ -883,7 +745,7 @@ static trowel_status vpp_manifest(trowel_archive *a, json_object *m)
          * rebuild. */
         uint8_t raw[20];
         char hex[41];
-        if (vpp_copy_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
+        if (vpp_read_at(a, h->version == 4 ? 0x170 : 0x16C, raw, sizeof raw)) {
             for (size_t i = 0; i < sizeof raw; i++)
                 snprintf(hex + 2 * i, 3, "%02x", raw[i]);
             json_object_object_add(m, "runtime", json_object_new_string(hex));
@@ -906,28 +768,6 @@ static void vpp_close(trowel_archive *a)
 }
 
 /* -------------------------------------------------------------- creating */
-
-void vpp_layout_of(trowel_archive *a, vpp_layout *L)
-{
-    const vpp_state *st = a->priv;
-    *L = vpp_layout_default(st->h.version);
-    L->compressed = st->h.flags & VPP_FLAG_COMPRESSED;
-    L->condensed = st->h.flags & VPP_FLAG_CONDENSED;
-    if (st->alignment)
-        L->alignment = st->alignment;
-    if (st->level)
-        L->level = st->level;
-    L->short_name = st->h.short_name;
-    L->path = st->h.path;
-    L->timestamp = st->h.timestamp;
-    L->big_endian = st->h.be;
-    if (solid_mode(&st->h) && a->entry_count) {
-        L->finish = !stream_unfinished(a, &st->h);
-    }
-    if (st->h.version >= 3 && st->h.version <= 6)
-        if (!vpp_copy_at(a, st->h.version == 4 ? 0x170 : 0x16C, L->runtime, sizeof L->runtime))
-            memset(L->runtime, 0, sizeof L->runtime);
-}
 
 /* -O options (create's): core checks them against these rows first. The
  * layout's defaults come from the base or the manifest when there is one,
@@ -1031,178 +871,6 @@ static trowel_status creation_layout(trowel_ctx *ctx, const trowel_create_params
     return TROWEL_OK;
 }
 
-static bool deleted(const trowel_create_params *p, const char *name)
-{
-    for (size_t i = 0; i < p->option_count; i++)
-        if (!strncmp(p->options[i], "delete=", 7) && !strcmp(p->options[i] + 7, name))
-            return true;
-    return false;
-}
-
-static const char *stored_name(const vpp_layout *L, const char *name);
-
-static const trowel_source *source_named(const trowel_create_params *p, const vpp_layout *L,
-                                         const char *name)
-{
-    for (size_t i = p->source_count; i-- > 0;) /* the last, as keep_last keeps */
-        if (!strcmp(stored_name(L, p->sources[i].name), name))
-            return &p->sources[i];
-    return NULL;
-}
-
-/* The bytes of the base's entries that cannot be copied as stored are
- * decoded, in order, into one unnamed temporary file (one pass of a solid
- * stream), then read back from it. */
-typedef struct base_spill {
-    trowel_input *in;
-    char path[PATH_MAX]; /* unlinked as soon as it is made; read back
-                          * through /proc/self/fd */
-} base_spill;
-
-static trowel_status spill_open(trowel_ctx *ctx, base_spill *sp, int *fd)
-{
-    const char *dir = getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
-    int n = snprintf(sp->path, sizeof sp->path, "%s/trowel-vpp-XXXXXX", dir);
-    if (n < 0 || (size_t)n >= sizeof sp->path)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                           "the temporary folder's name is too long: %s", dir);
-    *fd = mkstemp(sp->path);
-    if (*fd < 0)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                           "cannot make a temporary file in %s: %s", dir, strerror(errno));
-    /* Nameless from here on, so nothing is left behind by an interruption. */
-    unlink(sp->path);
-    snprintf(sp->path, sizeof sp->path, "/proc/self/fd/%d", *fd);
-    return TROWEL_OK;
-}
-
-/* Whether entry i of the base can be copied as it is stored for layout L. */
-static bool copy_as_stored(const vpp_state *bs, size_t i, const vpp_layout *L)
-{
-    uint8_t m = bs->ent[i].method;
-    if (m == M_STORED)
-        return true; /* its bytes are the data */
-    bool separate = L->compressed && !L->condensed;
-    if (m == M_ZLIB && separate && L->version != 17)
-        return true;
-    return m == M_LZ4 && separate && L->version == 17;
-}
-
-/* Versions before 17 keep no folders: a source's name is its last
- * component there. */
-static const char *stored_name(const vpp_layout *L, const char *name)
-{
-    const char *slash = strrchr(name, '/');
-    return L->version < 17 && slash && slash[1] ? slash + 1 : name;
-}
-
-static bool base_has(const trowel_archive *base, const char *name)
-{
-    for (size_t i = 0; i < base->entry_count; i++)
-        if (!strcmp(base->entries[i].name, name))
-            return true;
-    return false;
-}
-
-/* Decodes base entry i to the end of the spill file, opened on first use;
- * *off is where its bytes start there. */
-static trowel_status spill_entry(trowel_ctx *ctx, trowel_archive *base, size_t i, base_spill *sp,
-                                 int *fd, trowel_sink **spill, uint64_t *off)
-{
-    trowel_status s = TROWEL_OK;
-    if (!*spill && (s = spill_open(ctx, sp, fd)) == TROWEL_OK)
-        s = trowel_sink_open_fd(ctx, *fd, "temporary file", spill);
-    if (s != TROWEL_OK)
-        return s;
-    *off = trowel_sink_written(*spill);
-    trowel_set_entry(ctx, base->entries[i].name);
-    s = trowel_archive_read_entry(base, i, *spill);
-    trowel_set_entry(ctx, NULL);
-    return s;
-}
-
-/* The items of the base archive, in its order: kept (as stored, or
- * decoded into the spill file), replaced by a source of the same name,
- * or left out (delete=). */
-static trowel_status base_items(trowel_ctx *ctx, const trowel_create_params *p, trowel_archive *base,
-                                const vpp_layout *L, vpp_item *items, size_t *n, base_spill *sp)
-{
-    const vpp_state *bs = base->priv;
-    trowel_reader whole;
-    trowel_reader_init(&whole, ctx, base->in);
-    int fd = -1;
-    trowel_sink *spill = NULL;
-    trowel_status s = TROWEL_OK;
-    size_t *spilled = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spilled);
-    uint64_t *spill_off = trowel_mem_calloc(ctx, base->entry_count + 1, sizeof *spill_off);
-    size_t nspilled = 0;
-    if (!spilled || !spill_off)
-        s = ctx->last_error.status;
-    for (size_t i = 0; i < base->entry_count && s == TROWEL_OK; i++) {
-        const trowel_entry *e = &base->entries[i];
-        if (deleted(p, e->name))
-            continue;
-        vpp_item *it = &items[*n];
-        const trowel_source *src = source_named(p, L, e->name);
-        it->name = e->name;
-        if (src) { /* replaced: keeps its place */
-            it->path = src->path;
-        } else if (copy_as_stored(bs, i, L)) {
-            it->size = e->size;
-            it->has_stored = bs->ent[i].method != M_STORED;
-            s = trowel_reader_sub(&whole, bs->ent[i].pos, bs->ent[i].packed,
-                                  it->has_stored ? &it->stored : &it->data);
-        } else {
-            it->size = e->size;
-            spilled[nspilled] = *n;
-            s = spill_entry(ctx, base, i, sp, &fd, &spill, &spill_off[nspilled]);
-            nspilled++;
-        }
-        (*n)++;
-    }
-    if (spill) {
-        trowel_status f = trowel_sink_finish(spill);
-        if (s == TROWEL_OK)
-            s = f;
-    }
-    if (fd >= 0) {
-        if (s == TROWEL_OK)
-            s = trowel_input_open_file(ctx, sp->path, &sp->in); /* reopens the nameless file */
-        close(fd);
-    }
-    if (s == TROWEL_OK && sp->in) {
-        trowel_reader t;
-        trowel_reader_init(&t, ctx, sp->in);
-        for (size_t k = 0; k < nspilled && s == TROWEL_OK; k++)
-            s = trowel_reader_sub(&t, spill_off[k], items[spilled[k]].size, &items[spilled[k]].data);
-    }
-    trowel_mem_free(ctx, spilled);
-    trowel_mem_free(ctx, spill_off);
-    return s;
-}
-
-/* Every delete= names an entry of the base (a typo must not pass
- * silently), and there is a base. */
-static trowel_status check_deletions(trowel_ctx *ctx, const trowel_create_params *p,
-                                     const trowel_archive *base)
-{
-    for (size_t i = 0; i < p->option_count; i++) {
-        const char *name = p->options[i];
-        if (strncmp(name, "delete=", 7))
-            continue;
-        name += 7;
-        if (!base)
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "-O delete=%s needs -O base=ARCHIVE", name);
-        if (!base_has(base, name))
-            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "-O delete=%s: the base has no entry of that name", name);
-    }
-    return TROWEL_OK;
-}
-
 static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
 {
     const trowel_source src = {it->name, it->path};
@@ -1210,33 +878,6 @@ static trowel_status source_size(trowel_ctx *ctx, vpp_item *it)
         return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "%s: not a readable file",
                            it->path);
     return TROWEL_OK;
-}
-
-/* base= keeps the base's non-zero padding (as its manifest would), except
- * after the entries that sources replace: *held owns what the pads point
- * into. */
-static trowel_status padding_of_base(trowel_ctx *ctx, const trowel_create_params *p,
-                                     trowel_archive *base, vpp_layout *L, json_object **held,
-                                     vpp_pad **pads)
-{
-    *held = json_object_new_object();
-    if (!*held)
-        return trowel_fail(ctx, TROWEL_ERR_NOMEM, TROWEL_NO_OFFSET, "out of memory");
-    trowel_status s = vpp_manifest_padding(base, *held);
-    if (s == TROWEL_OK)
-        s = vpp_pads_from_manifest(ctx, *held, L, pads);
-    size_t kept = 0;
-    for (size_t i = 0; s == TROWEL_OK && i < L->pad_count; i++) {
-        vpp_pad *pad = &(*pads)[i];
-        if (pad->section == VPP_PAD_ENTRY && source_named(p, L, pad->entry)) {
-            trowel_mem_free(ctx, pad->bytes);
-            continue;
-        }
-        (*pads)[kept++] = *pad;
-    }
-    if (s == TROWEL_OK)
-        L->pad_count = kept;
-    return s;
 }
 
 static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, json_object *m,
@@ -1254,32 +895,33 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     if (s == TROWEL_OK)
         s = creation_layout(ctx, p, m, base, &L);
     if (s == TROWEL_OK && base && !json_get(m, "padding", NULL))
-        s = padding_of_base(ctx, p, base, &L, &base_pads, &pads);
+        s = vpp_padding_of_base(ctx, p, base, &L, &base_pads, &pads);
     else if (s == TROWEL_OK)
         s = vpp_pads_from_manifest(ctx, m, &L, &pads);
     if (s == TROWEL_OK)
-        s = check_deletions(ctx, p, base);
+        s = vpp_check_deletions(ctx, p, base);
     size_t cap = p->source_count + (base ? base->entry_count : 0);
-    vpp_item *items = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *items) : NULL;
-    if (s == TROWEL_OK && !items)
-        s = ctx->last_error.status;
+    vpp_item *items = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *items, &items);
     size_t n = 0;
-    base_spill sp = {0};
+    trowel_spill *spill = NULL;
     if (s == TROWEL_OK && base)
-        s = base_items(ctx, p, base, &L, items, &n, &sp);
+        s = vpp_base_items(ctx, p, base, &L, items, &n, &spill);
     /* Flat names (before v17): a/x.txt and b/x.txt would both be x.txt. */
-    const char **stored = s == TROWEL_OK ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *stored)
-                                         : NULL;
-    bool *keep = stored ? trowel_mem_calloc(ctx, cap ? cap : 1, sizeof *keep) : NULL;
-    if (s == TROWEL_OK && !keep)
-        s = ctx->last_error.status;
+    const char **stored = NULL;
+    bool *keep = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *stored, &stored);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, cap ? cap : 1, sizeof *keep, &keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++)
-        stored[i] = stored_name(&L, p->sources[i].name);
+        stored[i] = vpp_stored_name(&L, p->sources[i].name);
     if (s == TROWEL_OK)
         s = trowel_create_unique_names(ctx, p, stored, keep);
     for (size_t i = 0; i < p->source_count && s == TROWEL_OK; i++) {
         const char *name = stored[i];
-        if (!keep[i] || (base && base_has(base, name) && !deleted(p, name)))
+        if (!keep[i] || (base && vpp_base_has(base, name) && !vpp_deleted(p, name)))
             continue; /* replaced in place above, or by a later source */
         items[n].name = name;
         items[n++].path = p->sources[i].path;
@@ -1304,7 +946,7 @@ static trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, 
     trowel_mem_free(ctx, keep);
     vpp_pads_free(ctx, pads, L.pad_count);
     json_object_put(base_pads);
-    trowel_input_close(sp.in);
+    trowel_spill_close(spill);
     trowel_archive_close(base);
     trowel_input_close(base_in);
     return s;

@@ -5,7 +5,7 @@
  * Volition's packers wrote padding from buffers they did not always clear:
  * one Red Faction packfile in 27 examined holds 39,377 bytes of old buffer
  * contents after its files (the rest are zero everywhere). The reader
- * (vpp_padding_spans, vpp.c) knows where each version pads: after the
+ * (vpp_padding_spans, below) knows where each version pads: after the
  * header's fields, the directory, the names, the extensions (v4), and
  * after each entry's stored bytes (v1 after the last one too; not inside
  * a compressed+condensed stream, whose padding is compressed with the
@@ -19,10 +19,53 @@
 #include "vpp_priv.h"
 
 #include "core/bytes.h"
-#include "core/input.h"
 
 #include <json-c/json.h>
 #include <string.h>
+
+static size_t add_span(vpp_span *out, size_t n, uint64_t size, vpp_pad_section section,
+                       size_t entry, uint64_t start, uint64_t end)
+{
+    end = end < size ? end : size;
+    if (start >= end)
+        return n;
+    out[n] = (vpp_span){section, entry, start, end};
+    return n + 1;
+}
+
+size_t vpp_padding_spans(trowel_archive *a, vpp_span *out)
+{
+    const vpp_state *st = a->priv;
+    const vpp_header *h = &st->h;
+    uint64_t size = vpp_file_size(a), n = a->entry_count;
+    size_t k = 0;
+    if (h->version == 1) {
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, 16, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + 64 * n, h->data_start);
+    } else if (h->version <= 6) { /* the header's fields end after the runtime bytes */
+        k = add_span(out, k, size, VPP_PAD_HEADER, 0, h->version == 4 ? 0x184 : 0x180, VPP_SECTOR);
+        k = add_span(out, k, size, VPP_PAD_DIRECTORY, 0, h->dir_start + h->dir_size, h->names_start);
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size, h->ext_start);
+        k = add_span(out, k, size, VPP_PAD_EXTENSIONS, 0, h->ext_start + h->ext_size,
+                     h->data_start);
+    } else if (h->version == 17) {
+        k = add_span(out, k, size, VPP_PAD_NAMES, 0, h->names_start + h->names_size,
+                     h->data_start);
+    }
+    if (vpp_solid_mode(h)) /* the padding between files is inside the stream */
+        return k;
+    for (size_t i = 0; i < n; i++) {
+        const vpp_entry *e = &st->ent[i];
+        if (e->packed >= size || e->pos > size - e->packed)
+            continue; /* past the end of the file (a damaged archive) */
+        uint64_t end = e->pos + e->packed;
+        /* up to the next file; v1 pads the last one to 2048 too */
+        uint64_t v1_end = h->data_start + vpp_align_up(end - h->data_start, VPP_SECTOR);
+        uint64_t next = i + 1 < n ? st->ent[i + 1].pos : h->version == 1 ? v1_end : end;
+        k = add_span(out, k, size, VPP_PAD_ENTRY, i, end, next);
+    }
+    return k;
+}
 
 static const char *const section_names[] = {"header", "directory", "names", "extensions"};
 
@@ -53,9 +96,9 @@ static trowel_status record_span(trowel_archive *a, const vpp_span *sp, json_obj
     size_t len = 0;
     if ((s = trowel_reader_sub(&r, first, last - first + 1, &run)) == TROWEL_OK)
         s = trowel_reader_load(&run, &bytes, &len);
-    char *hex = s == TROWEL_OK ? trowel_mem_alloc(a->ctx, 2 * len + 1) : NULL;
-    if (s == TROWEL_OK && !hex)
-        s = a->ctx->last_error.status;
+    char *hex = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(a->ctx, 2 * len + 1, &hex);
     if (s == TROWEL_OK) {
         trowel_hex_encode(bytes, len, hex);
         json_object *o = json_object_new_object();
@@ -75,12 +118,12 @@ static trowel_status record_span(trowel_archive *a, const vpp_span *sp, json_obj
 
 trowel_status vpp_manifest_padding(trowel_archive *a, json_object *m)
 {
-    vpp_span *spans = trowel_mem_calloc(a->ctx, a->entry_count + 4, sizeof *spans);
-    if (!spans)
-        return a->ctx->last_error.status;
+    vpp_span *spans;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, a->entry_count + 4, sizeof *spans, &spans);
+    if (s != TROWEL_OK)
+        return s;
     size_t n = vpp_padding_spans(a, spans);
     json_object *list = json_object_new_array();
-    trowel_status s = TROWEL_OK;
     for (size_t i = 0; i < n && s == TROWEL_OK; i++)
         s = record_span(a, &spans[i], list);
     trowel_mem_free(a->ctx, spans);
@@ -120,9 +163,10 @@ static trowel_status read_pad(trowel_ctx *ctx, json_object *o, size_t index, vpp
     } else
         ok = false;
     size_t len = ok ? strlen(json_object_get_string(hex)) / 2 : 0;
-    uint8_t *bytes = ok && len ? trowel_mem_alloc(ctx, len) : NULL;
-    if (ok && len && !bytes)
-        return ctx->last_error.status;
+    uint8_t *bytes = NULL;
+    trowel_status s = ok && len ? trowel_mem_new(ctx, len, &bytes) : TROWEL_OK;
+    if (s != TROWEL_OK)
+        return s;
     if (!ok || !len || !trowel_hex_decode(json_object_get_string(hex), bytes, len)) {
         trowel_mem_free(ctx, bytes);
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -147,11 +191,12 @@ trowel_status vpp_pads_from_manifest(trowel_ctx *ctx, json_object *m, vpp_layout
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "the manifest's \"padding\" is not a list");
     size_t n = json_object_array_length(list);
-    vpp_pad *pads = trowel_mem_calloc(ctx, n ? n : 1, sizeof *pads);
-    if (!pads)
-        return ctx->last_error.status;
+    vpp_pad *pads;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *pads, &pads);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++) {
-        trowel_status s = read_pad(ctx, json_object_array_get_idx(list, i), i, &pads[i]);
+        s = read_pad(ctx, json_object_array_get_idx(list, i), i, &pads[i]);
         if (s != TROWEL_OK) {
             vpp_pads_free(ctx, pads, i);
             return s;

@@ -16,7 +16,6 @@
  */
 #include "vpp_priv.h"
 
-#include "core/input.h"
 #include "core/sink.h"
 
 #include <stdarg.h>
@@ -74,14 +73,15 @@ void vpp_verify_close(trowel_archive *a, vpp_state *st)
 
 static trowel_status check_start(trowel_archive *a, vpp_state *st)
 {
-    vpp_solid_check *k = trowel_mem_calloc(a->ctx, 1, sizeof *k);
-    if (!k)
-        return a->ctx->last_error.status;
+    vpp_solid_check *k;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *k, &k);
+    if (s != TROWEL_OK)
+        return s;
     st->check = k;
     k->last = TROWEL_CODE_MORE;
-    trowel_status s = vpp_solid_window(a, st, &k->r);
-    if (s == TROWEL_OK && !(k->buf = trowel_mem_alloc(a->ctx, CHECK_CHUNK)))
-        s = a->ctx->last_error.status;
+    s = vpp_solid_window(a, st, &k->r);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(a->ctx, CHECK_CHUNK, &k->buf);
     if (s == TROWEL_OK)
         s = trowel_coder_init_decoder(&k->c, a->ctx, vpp_solid_codec(st), NULL,
                                       trowel_reader_abs(&k->r));
@@ -241,7 +241,7 @@ static void verify_header_checksum(trowel_archive *a, const vpp_state *st)
 {
     size_t len = st->h.version == 10 ? V10_HEADER : V17_HEADER;
     uint8_t hdr[V17_HEADER];
-    if (!vpp_copy_at(a, 0, hdr, len))
+    if (!vpp_read_at(a, 0, hdr, len))
         return; /* reading the header needed fewer bytes; the file is short */
     uint32_t want = vpp_header_crc(hdr + 12, len - 12);
     if (want != st->h.checksum)
@@ -294,9 +294,10 @@ static trowel_status verify_unique_names(trowel_archive *a, const vpp_state *st)
     size_t n = a->entry_count;
     if (n < 2)
         return TROWEL_OK;
-    const trowel_entry **sorted = trowel_mem_calloc(a->ctx, n, sizeof *sorted);
-    if (!sorted)
-        return a->ctx->last_error.status;
+    const trowel_entry **sorted;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, n, sizeof *sorted, &sorted);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++)
         sorted[i] = &a->entries[i];
     qsort(sorted, n, sizeof *sorted, by_name_then_index);
@@ -355,7 +356,7 @@ trowel_status vpp_verify(trowel_archive *a)
     if (st->h.version >= 10)
         verify_header_checksum(a, st);
     verify_starts(a, st);
-    uint64_t real = trowel_input_size(a->in);
+    uint64_t real = vpp_file_size(a);
     bool wraps = st->h.version < 17 && st->h.file_size == UINT32_MAX;
     if (!wraps && st->h.file_size != real)
         report(a, NULL, TROWEL_ERR_VERIFY, vpp_file_size_offset(&st->h),

@@ -357,10 +357,10 @@ static trowel_status table_add(writer *w, char **t, size_t *len, const char *s, 
                                unsigned pad, uint64_t *off)
 {
     size_t need = *len + n + 1 + pad;
-    char *grown = trowel_mem_realloc(w->ctx, *t, need);
-    if (!grown)
-        return w->ctx->last_error.status;
-    *t = grown;
+    trowel_status status = trowel_mem_resize(w->ctx, t, need);
+    if (status != TROWEL_OK)
+        return status;
+    char *grown = *t;
     *off = *len;
     memcpy(grown + *len, s, n);
     grown[*len + n] = 0;
@@ -422,11 +422,10 @@ static trowel_status build_names(writer *w)
         if (s != TROWEL_OK)
             return s;
         if (w->names_len != before) {
-            uint64_t *grown = trowel_mem_realloc(w->ctx, w->path_offs,
-                                                 (w->num_paths + 1) * sizeof *grown);
-            if (!grown)
-                return w->ctx->last_error.status;
-            w->path_offs = grown;
+            s = trowel_mem_resize_array(w->ctx, &w->path_offs, w->num_paths + 1,
+                                        sizeof *w->path_offs);
+            if (s != TROWEL_OK)
+                return s;
             w->path_offs[w->num_paths++] = w->ext_off[i];
         }
     }
@@ -704,13 +703,13 @@ static trowel_status check_unique_names(trowel_ctx *ctx, const vpp_item *items, 
 {
     if (n < 2)
         return TROWEL_OK;
-    const char **names = trowel_mem_calloc(ctx, n, sizeof *names);
-    if (!names)
-        return ctx->last_error.status;
+    const char **names;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n, sizeof *names, &names);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++)
         names[i] = items[i].name;
     qsort(names, n, sizeof *names, name_cmp);
-    trowel_status s = TROWEL_OK;
     for (size_t i = 1; i < n && s == TROWEL_OK; i++) {
         if (name_cmp(&names[i - 1], &names[i]))
             continue;
@@ -809,11 +808,11 @@ trowel_status vpp_write(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *it
         return s;
     writer w = {.ctx = ctx, .L = L, .items = items, .n = n};
     size_t slots = n ? n : 1;
-    w.packed = trowel_mem_calloc(ctx, slots, sizeof *w.packed);
-    w.name_off = trowel_mem_calloc(ctx, 3 * slots, sizeof *w.name_off);
-    if (!w.packed || !w.name_off) {
+    if ((s = trowel_mem_new_zeroed(ctx, slots, sizeof *w.packed, &w.packed)) != TROWEL_OK ||
+        (s = trowel_mem_new_zeroed(ctx, 3 * slots, sizeof *w.name_off, &w.name_off)) !=
+            TROWEL_OK) {
         writer_free(&w);
-        return ctx->last_error.status;
+        return s;
     }
     w.ext_off = w.name_off + slots;
     sums S = {.start = w.name_off + 2 * slots};
