@@ -8,7 +8,7 @@
 #   verify     trowel verify (decode, decompile, summaries)
 #   LZMA       trowel's encoder and decoder against liblzma alone on the same
 #              BVCDs, scene by scene, same settings, in one process
-#              (bench/vsif_lzma_peer.c, linked with BUILD/libtrowel.a), and
+#              (bench/vsif_lzma_peer.c, linked with the library's objects), and
 #              trowel compress -c vsif-lzma against xz --format=raw --lzma1
 #              on all BVCDs in one stream.
 #   files      trowel extract (every scene to a text VCD, one file each)
@@ -154,10 +154,12 @@ verify=$(median_of "$T" verify big.image)
 
 # In one process: decompile through the library (no files), and trowel's
 # LZMA against liblzma alone on the same BVCDs (bench/vsif_lzma_peer.c).
+# It calls internal functions, so it links the library's objects: libtrowel.a
+# exports only the public API.
 peer=""
-lib="$build/libtrowel.a"
-if [ -f "$lib" ] && cc -O2 -I"$here/include" -I"$here/src" -o vsif_lzma_peer \
-    "$here/bench/vsif_lzma_peer.c" "$lib" -llzma -lz -ljson-c -lpng 2>/dev/null; then
+objs=$(find "$build/CMakeFiles/trowel_objects.dir" -name '*.o' 2>/dev/null | sort)
+if [ -n "$objs" ] && cc -O2 -I"$here/include" -I"$here/src" -o vsif_lzma_peer \
+    "$here/bench/vsif_lzma_peer.c" $objs -llzma -lz -ljson-c -lpng -lgif -llz4 -lpthread -lm; then
     ./vsif_lzma_peer --decompile big.image >decompile.txt
     ./vsif_lzma_peer $(cat raw.list) >peer.txt
     peer=yes

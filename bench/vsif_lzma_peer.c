@@ -63,7 +63,9 @@ static double median(double *v)
 
 static int trowel_encode_all(trowel_ctx *ctx, blob *b, int n)
 {
-    trowel_vsif_lzma_encoder *e = trowel_vsif_lzma_encoder_new(ctx);
+    trowel_vsif_lzma_encoder *e;
+    if (trowel_vsif_lzma_encoder_new(ctx, &e) != TROWEL_OK)
+        return -1;
     for (int i = 0; i < n; i++) {
         trowel_mem_free(ctx, b[i].ours);
         if (trowel_vsif_lzma_encoder_run(e, b[i].data, b[i].size, &b[i].ours, &b[i].ours_size))

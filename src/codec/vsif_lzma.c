@@ -265,16 +265,17 @@ static uint32_t encoder_dict_size(size_t size)
     return d;
 }
 
-trowel_vsif_lzma_encoder *trowel_vsif_lzma_encoder_new(trowel_ctx *ctx)
+trowel_status trowel_vsif_lzma_encoder_new(trowel_ctx *ctx, trowel_vsif_lzma_encoder **out)
 {
-    trowel_vsif_lzma_encoder *e = trowel_mem_calloc(ctx, 1, sizeof *e);
-    if (!e)
-        return NULL;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof **out, out);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_vsif_lzma_encoder *e = *out;
     e->ctx = ctx;
     e->al = (lzma_allocator){lz_alloc, lz_free, ctx};
     e->strm = (lzma_stream)LZMA_STREAM_INIT;
     e->strm.allocator = &e->al;
-    return e;
+    return TROWEL_OK;
 }
 
 void trowel_vsif_lzma_encoder_free(trowel_vsif_lzma_encoder *e)
@@ -369,10 +370,11 @@ trowel_status trowel_vsif_lzma_encode(trowel_ctx *ctx, const uint8_t *data, size
 {
     *out = NULL;
     *out_size = 0;
-    trowel_vsif_lzma_encoder *e = trowel_vsif_lzma_encoder_new(ctx);
-    if (!e)
-        return ctx->last_error.status;
-    trowel_status s = trowel_vsif_lzma_encoder_run(e, data, size, out, out_size);
+    trowel_vsif_lzma_encoder *e;
+    trowel_status s = trowel_vsif_lzma_encoder_new(ctx, &e);
+    if (s != TROWEL_OK)
+        return s;
+    s = trowel_vsif_lzma_encoder_run(e, data, size, out, out_size);
     trowel_vsif_lzma_encoder_free(e);
     return s;
 }

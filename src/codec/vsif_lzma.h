@@ -57,7 +57,7 @@ trowel_status trowel_vsif_lzma_encode(trowel_ctx *ctx, const uint8_t *data, size
  * liblzma's match-finder memory between calls instead of setting it up and
  * zeroing fresh pages each time. */
 typedef struct trowel_vsif_lzma_encoder trowel_vsif_lzma_encoder;
-trowel_vsif_lzma_encoder *trowel_vsif_lzma_encoder_new(trowel_ctx *ctx); /* NULL: error set */
+trowel_status trowel_vsif_lzma_encoder_new(trowel_ctx *ctx, trowel_vsif_lzma_encoder **out);
 trowel_status trowel_vsif_lzma_encoder_run(trowel_vsif_lzma_encoder *e, const uint8_t *data,
                                            size_t size, uint8_t **out, size_t *out_size);
 void trowel_vsif_lzma_encoder_free(trowel_vsif_lzma_encoder *e);

@@ -132,11 +132,9 @@ static trowel_status store_bytes(builder *b, build_scene *sc, uint8_t *bvcd, siz
     }
     uint8_t *blob;
     size_t blob_size;
-    if (!b->lzma && !(b->lzma = trowel_vsif_lzma_encoder_new(b->ctx))) {
-        trowel_mem_free(b->ctx, bvcd);
-        return trowel_ctx_last_error(b->ctx)->status; /* the codec's constructor sets it */
-    }
-    s = trowel_vsif_lzma_encoder_run(b->lzma, bvcd, size, &blob, &blob_size);
+    s = b->lzma ? TROWEL_OK : trowel_vsif_lzma_encoder_new(b->ctx, &b->lzma);
+    if (s == TROWEL_OK)
+        s = trowel_vsif_lzma_encoder_run(b->lzma, bvcd, size, &blob, &blob_size);
     if (s != TROWEL_OK) {
         trowel_mem_free(b->ctx, bvcd);
         return s;
