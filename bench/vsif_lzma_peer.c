@@ -4,9 +4,11 @@
  * encoded one by one with trowel's Valve-LZMA encoder and with liblzma
  * alone (raw LZMA1, preset 6, 64 KiB dictionary, one reused stream: the
  * settings trowel uses), then decoded back by both; passes alternate, RUNS
- * times, and the medians are printed. Needs libtrowel.a:
- *   cc -O2 -Iinclude -Isrc bench/vsif_lzma_peer.c BUILD/libtrowel.a \
- *      -llzma -lz -ljson-c -lpng -o vsif_lzma_peer
+ * times, and the medians are printed. It calls internal functions, so it
+ * links the library's objects (libtrowel.a exports only the public API):
+ *   cc -O2 -Iinclude -Isrc bench/vsif_lzma_peer.c \
+ *      $(find BUILD/CMakeFiles/trowel_objects.dir -name '*.o') \
+ *      -llzma -lz -ljson-c -lpng -lgif -llz4 -lpthread -lm -o vsif_lzma_peer
  * Output: "<scenes> <bytes in> <trowel bytes> <liblzma bytes>" then one line
  * per pass: "<name> <median seconds>".
  * With "--decompile IMAGE" instead: the median time to decompile every scene
