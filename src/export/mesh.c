@@ -67,10 +67,9 @@ static trowel_status grow(trowel_ctx *ctx, void **p, size_t *cap, size_t need, s
     size_t n = *cap ? *cap * 2 : 64;
     while (n < need)
         n *= 2;
-    void *q = trowel_mem_realloc(ctx, *p, n * size);
-    if (!q)
-        return ctx->last_error.status ? ctx->last_error.status : TROWEL_ERR_NOMEM;
-    *p = q;
+    trowel_status s = trowel_mem_resize_array(ctx, p, n, size);
+    if (s != TROWEL_OK)
+        return s;
     *cap = n;
     return TROWEL_OK;
 }

@@ -466,10 +466,11 @@ static void read_pixels(png_structp png, png_infop info, png_reading *rd, png_ui
         png_error(png, "unexpected row size after conversion");
     rd->w = w;
     rd->h = h;
-    rd->pixels = trowel_mem_alloc(rd->job.ctx, (size_t)w * h * bytes_per_pixel);
-    rd->rows = rd->pixels ? trowel_mem_alloc(rd->job.ctx, h * sizeof *rd->rows) : NULL;
-    if (!rd->rows) {
-        rd->job.status = rd->job.ctx->last_error.status;
+    trowel_status s = trowel_mem_new(rd->job.ctx, (size_t)w * h * bytes_per_pixel, &rd->pixels);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(rd->job.ctx, h * sizeof *rd->rows, &rd->rows);
+    if (s != TROWEL_OK) {
+        rd->job.status = s;
         png_error(png, "out of memory");
     }
     for (png_uint_32 y = 0; y < h; y++)
