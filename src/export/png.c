@@ -310,10 +310,11 @@ static void read_gray_body(png_structp png, png_infop info, gray_read *g)
                  (unsigned long)g->w, (unsigned long)g->h);
         return;
     }
-    g->samples = trowel_mem_alloc(g->ctx, (size_t)count * sizeof *g->samples);
-    g->row = trowel_mem_alloc(g->ctx, (size_t)g->w * 2);
-    if (!g->samples || !g->row) {
-        g->job.status = TROWEL_ERR_LIMIT;
+    trowel_status s = trowel_mem_new(g->ctx, (size_t)count * sizeof *g->samples, &g->samples);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(g->ctx, (size_t)g->w * 2, &g->row);
+    if (s != TROWEL_OK) {
+        g->job.status = s;
         g->job.sink_failed = true; /* the allocator's message stands */
         return;
     }

@@ -3,7 +3,8 @@
  * status that comes back is the allocator's, not one read from the
  * context afterwards. For a small sample of each family this opens the
  * archive and reads every entry (and converts it, where a conversion
- * exists) with the context's injected failure set to the 1st, 2nd, 3rd...
+ * exists), and for the writable ones creates it from sources served from
+ * memory, with the context's injected failure set to the 1st, 2nd, 3rd...
  * allocation, until a run no longer reaches the failing allocation. Every
  * failed run must end in TROWEL_ERR_NOMEM (not OK, not a stale or other
  * status, since the context's error is cleared before each run) and leave
@@ -103,6 +104,34 @@ static trowel_status one_run(trowel_ctx *ctx, const bytes *b, const char *name, 
     return s;
 }
 
+/* What one run does: open b (as name), read every entry and convert it to
+ * target; or, with src set, create fmt from the sources, served from files. */
+typedef struct job {
+    const char *fmt;
+    const bytes *b;
+    const char *name, *target;
+    sample_file *files;
+    const trowel_source *src;
+    size_t n;
+    const char *const *opts;
+    size_t nopts;
+} job;
+
+static trowel_status run(trowel_ctx *ctx, const job *j)
+{
+    if (!j->src)
+        return one_run(ctx, j->b, j->name, j->fmt, j->target);
+    trowel_sink *out;
+    trowel_status s = trowel_sink_open_null(ctx, &out);
+    if (s != TROWEL_OK)
+        return s;
+    trowel_create_params p = {.sources = j->src, .source_count = j->n, .options = j->opts,
+                              .option_count = j->nopts};
+    s = trowel_create(ctx, trowel_format_find(j->fmt), &p, out);
+    trowel_sink_discard(out);
+    return s;
+}
+
 static void quiet(void *user, const trowel_error *w)
 {
     (void)user;
@@ -113,14 +142,16 @@ static void quiet(void *user, const trowel_error *w)
  * trial set, a failure may also be dropped (the run then succeeds): an
  * SZDD file is first tried as a filter (core/filter.c), and a filter that
  * fails to open, for any reason, is passed over for the plain format. */
-static void check_allocations(const bytes *b, const char *name, const char *fmt,
-                              const char *target, bool trial)
+static void check_job(const job *j, bool trial)
 {
-    REQUIRE(b->data);
+    const char *fmt = j->fmt;
+    REQUIRE(j->src || (j->b && j->b->data));
     trowel_ctx *ctx = trowel_ctx_new();
     REQUIRE(ctx);
     trowel_ctx_set_warning_handler(ctx, quiet, NULL);
-    trowel_status good = one_run(ctx, b, name, fmt, target);
+    if (j->files)
+        trowel_ctx_set_open_hook(ctx, serve, j->files);
+    trowel_status good = run(ctx, j);
     if (good != TROWEL_OK)
         fprintf(stderr, "  %s: the sample fails: %s\n", fmt, trowel_ctx_last_error(ctx)->message);
     REQUIRE(good == TROWEL_OK);
@@ -128,7 +159,7 @@ static void check_allocations(const bytes *b, const char *name, const char *fmt,
     for (uint64_t k = 1; k < 100000; k++) {
         trowel_ctx_clear_error(ctx);
         ctx->fail_alloc_after = k;
-        trowel_status s = one_run(ctx, b, name, fmt, target);
+        trowel_status s = run(ctx, j);
         bool reached = ctx->fail_alloc_after == 0;
         ctx->fail_alloc_after = 0;
         if (!reached) {
@@ -152,10 +183,24 @@ static void check_allocations(const bytes *b, const char *name, const char *fmt,
     trowel_ctx_free(ctx);
 }
 
+static void check_allocations(const bytes *b, const char *name, const char *fmt,
+                              const char *target, bool trial)
+{
+    job j = {.fmt = fmt, .b = b, .name = name, .target = target};
+    check_job(&j, trial);
+}
+
 static void check_every_allocation(const bytes *b, const char *name, const char *fmt,
                                    const char *target)
 {
     check_allocations(b, name, fmt, target, false);
+}
+
+static void check_create(const char *fmt, sample_file *files, const trowel_source *src, size_t n,
+                         const char *const *opts, size_t nopts)
+{
+    job j = {.fmt = fmt, .files = files, .src = src, .n = n, .opts = opts, .nopts = nopts};
+    check_job(&j, false);
 }
 
 /* ---- trespasser */
@@ -167,6 +212,8 @@ static void test_szdd_and_spz(void)
     bytes szdd;
     build("szdd", files, &src, 1, NULL, 0, &szdd);
     check_allocations(&szdd, "readme.tx_", "szdd", NULL, true);
+    check_create("szdd", files, &src, 1, NULL, 0);
+    check_create("spz", files, &src, 1, NULL, 0);
     bytes spz;
     build("spz", files, &src, 1, NULL, 0, &spz);
     check_every_allocation(&spz, "readme.spz", "spz", NULL);
@@ -183,6 +230,7 @@ static void test_groff(void)
     bytes b;
     build("groff", files, src, 2, NULL, 0, &b);
     check_every_allocation(&b, "level.grf", "groff", NULL);
+    check_create("groff", files, src, 2, NULL, 0);
     free(b.data);
 }
 
@@ -194,6 +242,8 @@ static void test_wtd(void)
     bytes b;
     build("tres-wtd", files, &src, 1, opts, 2, &b);
     check_every_allocation(&b, "map.wtd", "tres-wtd", "png");
+    check_every_allocation(&b, "map.wtd", "tres-wtd", "glb"); /* the mesh (export/mesh.c) */
+    check_create("tres-wtd", files, &src, 1, opts, 2);
     free(b.data);
 }
 
@@ -208,6 +258,7 @@ static void test_cine_part(void)
     bytes b;
     build("cine-part", files, src, 2, NULL, 0, &b);
     check_every_allocation(&b, "PROCS00", "cine-part", NULL);
+    check_create("cine-part", files, src, 2, NULL, 0);
     free(b.data);
 }
 
