@@ -53,10 +53,11 @@ static png_voidp on_png_malloc(png_structp png, png_alloc_size_t n)
 {
     png_job *job = png_get_mem_ptr(png);
     trowel_error before = job->ctx->last_error;
-    void *p = trowel_mem_alloc(job->ctx, n);
-    if (!p) {
-        job->refusal = job->ctx->last_error;
-        job->refused = job->refusal.status;
+    void *p;
+    trowel_status s = trowel_mem_new(job->ctx, n, &p);
+    if (s != TROWEL_OK) {
+        job->refusal = job->ctx->last_error; /* kept whole: its message is told later */
+        job->refused = s;
         job->ctx->last_error = before;
     }
     return p;
