@@ -130,9 +130,9 @@ trowel_status trowel_gif_write(trowel_ctx *ctx, trowel_sink *out, const trowel_g
     trowel_status s = check_all(ctx, g, frames, n);
     if (s != TROWEL_OK)
         return s;
-    GifPixelType *row = trowel_mem_alloc(ctx, g->width);
-    if (!row)
-        return ctx->last_error.status;
+    GifPixelType *row;
+    if ((s = trowel_mem_new(ctx, g->width, &row)) != TROWEL_OK)
+        return s;
     gif_job job = {.ctx = ctx, .out = out, .sink_status = TROWEL_OK};
     int err = 0;
     GifFileType *gif = EGifOpen(&job, on_gif_write, &err);

@@ -161,10 +161,11 @@ trowel_status trowel_image_png_one(const trowel_frames *f, size_t i, const trowe
         return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
                            "frame %zu is %lux%lu pixels; PNG sides stop at %u here", i,
                            (unsigned long)w, (unsigned long)h, TROWEL_PNG_MAX_SIDE);
-    uint8_t *px = trowel_mem_alloc(ctx, (size_t)w * h);
-    if (!px)
-        return ctx->last_error.status;
-    trowel_status s = f->decode(f->user, i, px);
+    uint8_t *px;
+    trowel_status s = trowel_mem_new(ctx, (size_t)w * h, &px);
+    if (s != TROWEL_OK)
+        return s;
+    s = f->decode(f->user, i, px);
     if (s == TROWEL_OK)
         s = trowel_png_write_indexed(ctx, out, w, h, px, pal);
     trowel_mem_free(ctx, px);
@@ -185,19 +186,20 @@ trowel_status trowel_image_png_sheet(const trowel_frames *f, uint32_t columns,
                                      trowel_palette *pal, trowel_sink *out, trowel_sheet *plan)
 {
     trowel_ctx *ctx = f->ctx;
-    uint32_t *ws = trowel_mem_calloc(ctx, f->count ? f->count : 1, 2 * sizeof *ws);
-    if (!ws)
-        return ctx->last_error.status;
+    uint32_t *ws;
+    trowel_status s = trowel_mem_new_zeroed(ctx, f->count ? f->count : 1, 2 * sizeof *ws, &ws);
+    if (s != TROWEL_OK)
+        return s;
     uint32_t *hs = ws + f->count;
     for (size_t i = 0; i < f->count; i++)
         f->size(f->user, i, &ws[i], &hs[i]);
     trowel_sheet sh;
     uint8_t *sheet = NULL, *px = NULL;
-    trowel_status s = trowel_sheet_plan(ctx, f->count, ws, hs, columns, 1, &sh);
-    if (s == TROWEL_OK && !(sheet = trowel_mem_alloc(ctx, (size_t)sh.width * sh.height)))
-        s = ctx->last_error.status;
-    if (s == TROWEL_OK && !(px = trowel_mem_alloc(ctx, (size_t)sh.cell_w * sh.cell_h)))
-        s = ctx->last_error.status;
+    s = trowel_sheet_plan(ctx, f->count, ws, hs, columns, 1, &sh);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, (size_t)sh.width * sh.height, &sheet);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, (size_t)sh.cell_w * sh.cell_h, &px);
     if (s == TROWEL_OK) {
         long clear = -1;
         for (unsigned c = 0; c < pal->count && clear < 0; c++)

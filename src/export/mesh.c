@@ -67,10 +67,9 @@ static trowel_status grow(trowel_ctx *ctx, void **p, size_t *cap, size_t need, s
     size_t n = *cap ? *cap * 2 : 64;
     while (n < need)
         n *= 2;
-    void *q = trowel_mem_realloc(ctx, *p, n * size);
-    if (!q)
-        return ctx->last_error.status ? ctx->last_error.status : TROWEL_ERR_NOMEM;
-    *p = q;
+    trowel_status s = trowel_mem_resize_array(ctx, p, n, size);
+    if (s != TROWEL_OK)
+        return s;
     *cap = n;
     return TROWEL_OK;
 }
@@ -112,9 +111,9 @@ trowel_status trowel_mesh_begin_object(trowel_mesh *m, const char *name)
                            sizeof *m->objects);
     if (s != TROWEL_OK)
         return s;
-    char *copy = trowel_mem_strdup(m->ctx, name ? name : "");
-    if (!copy)
-        return TROWEL_ERR_LIMIT;
+    char *copy;
+    if ((s = trowel_mem_dup(m->ctx, name ? name : "", &copy)) != TROWEL_OK)
+        return s;
     trowel_mesh_object *o = &m->objects[m->object_count++];
     o->name = copy;
     o->first_vertex = m->vertex_count;
@@ -134,12 +133,12 @@ trowel_status trowel_mesh_add_material(trowel_mesh *m, const char *name, const f
     if (s != TROWEL_OK)
         return s;
     trowel_mesh_material mat = {0};
-    mat.name = trowel_mem_strdup(m->ctx, name ? name : "");
-    mat.texture = texture ? trowel_mem_strdup(m->ctx, texture) : NULL;
-    if (!mat.name || (texture && !mat.texture)) {
+    s = trowel_mem_dup(m->ctx, name ? name : "", &mat.name);
+    if (s == TROWEL_OK && texture)
+        s = trowel_mem_dup(m->ctx, texture, &mat.texture);
+    if (s != TROWEL_OK) {
         trowel_mem_free(m->ctx, mat.name);
-        trowel_mem_free(m->ctx, mat.texture);
-        return TROWEL_ERR_LIMIT;
+        return s;
     }
     for (int i = 0; i < 3; i++) {
         float c = isfinite(rgb[i]) ? rgb[i] : 1.0f;
@@ -277,9 +276,10 @@ static void obj_token(char out[201], const char *in)
 
 trowel_status trowel_mesh_write_obj(const trowel_mesh *m, trowel_sink *out, const char *mtl_name)
 {
-    text_out *t = trowel_mem_alloc(m->ctx, sizeof *t);
-    if (!t)
-        return TROWEL_ERR_LIMIT;
+    text_out *t;
+    trowel_status s = trowel_mem_new(m->ctx, sizeof *t, &t);
+    if (s != TROWEL_OK)
+        return s;
     t->sink = out;
     t->status = TROWEL_OK;
     t->len = 0;
@@ -327,16 +327,17 @@ trowel_status trowel_mesh_write_obj(const trowel_mesh *m, trowel_sink *out, cons
         }
     }
     text_flush(t);
-    trowel_status s = t->status;
+    s = t->status;
     trowel_mem_free(m->ctx, t);
     return s;
 }
 
 trowel_status trowel_mesh_write_mtl(const trowel_mesh *m, trowel_sink *out)
 {
-    text_out *t = trowel_mem_alloc(m->ctx, sizeof *t);
-    if (!t)
-        return TROWEL_ERR_LIMIT;
+    text_out *t;
+    trowel_status s = trowel_mem_new(m->ctx, sizeof *t, &t);
+    if (s != TROWEL_OK)
+        return s;
     t->sink = out;
     t->status = TROWEL_OK;
     t->len = 0;
@@ -354,7 +355,7 @@ trowel_status trowel_mesh_write_mtl(const trowel_mesh *m, trowel_sink *out)
         }
     }
     text_flush(t);
-    trowel_status s = t->status;
+    s = t->status;
     trowel_mem_free(m->ctx, t);
     return s;
 }
@@ -577,12 +578,12 @@ trowel_status trowel_mesh_write_glb(const trowel_mesh *m, trowel_sink *out)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "the glTF buffer would pass 4 GiB");
     glb_state g = {.m = m};
-    g.bin = trowel_mem_alloc(ctx, (size_t)bin_size + 4);
-    g.counts = trowel_mem_calloc(ctx, m->material_count + 1, sizeof *g.counts);
-    if (!g.bin || !g.counts) {
+    trowel_status s = trowel_mem_new(ctx, (size_t)bin_size + 4, &g.bin);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, m->material_count + 1, sizeof *g.counts, &g.counts);
+    if (s != TROWEL_OK) {
         trowel_mem_free(ctx, g.bin);
-        trowel_mem_free(ctx, g.counts);
-        return TROWEL_ERR_LIMIT;
+        return s;
     }
     json_object *root = json_object_new_object();
     json_object *asset = json_object_new_object();
@@ -638,7 +639,7 @@ trowel_status trowel_mesh_write_glb(const trowel_mesh *m, trowel_sink *out)
             json_object_array_add(mats, glb_material(&m->materials[i]));
         json_object_object_add(root, "materials", mats);
     }
-    trowel_status s = glb_write_file(&g, root, out);
+    s = glb_write_file(&g, root, out);
     json_object_put(root);
     trowel_mem_free(ctx, g.bin);
     trowel_mem_free(ctx, g.counts);

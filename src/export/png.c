@@ -53,10 +53,11 @@ static png_voidp on_png_malloc(png_structp png, png_alloc_size_t n)
 {
     png_job *job = png_get_mem_ptr(png);
     trowel_error before = job->ctx->last_error;
-    void *p = trowel_mem_alloc(job->ctx, n);
-    if (!p) {
-        job->refusal = job->ctx->last_error;
-        job->refused = job->refusal.status;
+    void *p;
+    trowel_status s = trowel_mem_new(job->ctx, n, &p);
+    if (s != TROWEL_OK) {
+        job->refusal = job->ctx->last_error; /* kept whole: its message is told later */
+        job->refused = s;
         job->ctx->last_error = before;
     }
     return p;
@@ -310,10 +311,11 @@ static void read_gray_body(png_structp png, png_infop info, gray_read *g)
                  (unsigned long)g->w, (unsigned long)g->h);
         return;
     }
-    g->samples = trowel_mem_alloc(g->ctx, (size_t)count * sizeof *g->samples);
-    g->row = trowel_mem_alloc(g->ctx, (size_t)g->w * 2);
-    if (!g->samples || !g->row) {
-        g->job.status = TROWEL_ERR_LIMIT;
+    trowel_status s = trowel_mem_new(g->ctx, (size_t)count * sizeof *g->samples, &g->samples);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(g->ctx, (size_t)g->w * 2, &g->row);
+    if (s != TROWEL_OK) {
+        g->job.status = s;
         g->job.sink_failed = true; /* the allocator's message stands */
         return;
     }
@@ -466,10 +468,11 @@ static void read_pixels(png_structp png, png_infop info, png_reading *rd, png_ui
         png_error(png, "unexpected row size after conversion");
     rd->w = w;
     rd->h = h;
-    rd->pixels = trowel_mem_alloc(rd->job.ctx, (size_t)w * h * bytes_per_pixel);
-    rd->rows = rd->pixels ? trowel_mem_alloc(rd->job.ctx, h * sizeof *rd->rows) : NULL;
-    if (!rd->rows) {
-        rd->job.status = rd->job.ctx->last_error.status;
+    trowel_status s = trowel_mem_new(rd->job.ctx, (size_t)w * h * bytes_per_pixel, &rd->pixels);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(rd->job.ctx, h * sizeof *rd->rows, &rd->rows);
+    if (s != TROWEL_OK) {
+        rd->job.status = s;
         png_error(png, "out of memory");
     }
     for (png_uint_32 y = 0; y < h; y++)

@@ -34,11 +34,12 @@ static int ani_bid(trowel_reader *r)
 
 static trowel_status ani_open(trowel_archive *a, trowel_reader *r)
 {
-    ani_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    ani_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = cine_anim_open(a, r, "cine-ani", 2, &st->h);
+    s = cine_anim_open(a, r, "cine-ani", 2, &st->h);
     if (s == TROWEL_OK && st->h.row_bytes % 8 != 0)
         s = trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, 4,
                         "rows of %d bytes are not whole 16-pixel groups (8 bytes each)",

@@ -133,12 +133,13 @@ static trowel_status add_info(trowel_archive *a, const bg_state *st, uint16_t ty
 
 static trowel_status bg_open(trowel_archive *a, trowel_reader *r)
 {
-    bg_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    bg_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     uint16_t type;
-    trowel_status s = trowel_read_u16be(r, &type);
+    s = trowel_read_u16be(r, &type);
     if (s != TROWEL_OK)
         return trowel_fail(a->ctx, s, 0, "the background is empty");
     if ((s = choose_variant(a, r, type, st)) || (s = read_palette(r, st)))

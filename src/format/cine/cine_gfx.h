@@ -328,8 +328,9 @@ static inline trowel_status cine_anim_open(trowel_archive *a, trowel_reader *r, 
         trowel_entry e = {.name = name, .size = h->frame_bytes, .packed_size = h->frame_bytes,
                           .offset = CINE_ANIM_HEADER + (uint64_t)i * h->frame_bytes,
                           .method = "stored"};
-        if (!trowel_archive_add_entry(a, &e))
-            return a->ctx->last_error.status;
+        trowel_props *extra;
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+            return s;
     }
     return TROWEL_OK;
 }

@@ -101,8 +101,9 @@ static trowel_status font_open(trowel_archive *a, trowel_reader *r)
         snprintf(name, sizeof name, "glyph_%03zu", i);
         trowel_entry e = {.name = name, .size = GLYPH_BYTES, .packed_size = GLYPH_BYTES,
                           .offset = FONT_HEADER + (uint64_t)i * GLYPH_BYTES, .method = "stored"};
-        if (!trowel_archive_add_entry(a, &e))
-            return a->ctx->last_error.status;
+        trowel_props *extra;
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+            return s;
     }
     return TROWEL_OK;
 }

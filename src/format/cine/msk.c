@@ -29,9 +29,10 @@ static int msk_bid(trowel_reader *r)
 
 static trowel_status msk_open(trowel_archive *a, trowel_reader *r)
 {
-    msk_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    msk_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     return cine_anim_open(a, r, "cine-msk", 8, &st->h);
 }

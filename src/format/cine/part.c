@@ -226,13 +226,14 @@ static trowel_status part_open(trowel_archive *a, trowel_reader *r)
         return trowel_fail(ctx, TROWEL_ERR_TRUNCATED, 0,
                            "directory of %u entries needs %llu bytes but the file has %llu",
                            count, (unsigned long long)dir_end, (unsigned long long)size);
-    part_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    part_state *st;
+    s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    st->entries = trowel_mem_calloc(ctx, count ? count : 1, sizeof *st->entries);
-    if (!st->entries)
-        return ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, count ? count : 1, sizeof *st->entries, &st->entries);
+    if (s != TROWEL_OK)
+        return s;
     st->count = count;
     st->dir_end = dir_end;
     st->size = size;
@@ -256,9 +257,9 @@ static trowel_status part_open(trowel_archive *a, trowel_reader *r)
         const part_entry *pe = &st->entries[i];
         trowel_entry e = {.name = pe->name, .size = pe->unpacked, .packed_size = pe->packed,
                           .offset = pe->offset, .method = entry_method(pe), .index = i};
-        trowel_props *extra = trowel_archive_add_entry(a, &e);
-        if (!extra)
-            return ctx->last_error.status;
+        trowel_props *extra;
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+            return s;
         if (pe->unused && (s = trowel_props_add_hex(extra, "unused", pe->unused)) != TROWEL_OK)
             return s;
     }
@@ -487,9 +488,10 @@ static trowel_status part_create(trowel_ctx *ctx, const trowel_create_params *p,
     if (p->source_count > 0xFFFF)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "a part file holds at most 65535 entries (%zu given)", p->source_count);
-    new_entry *ne = trowel_mem_calloc(ctx, p->source_count ? p->source_count : 1, sizeof *ne);
-    if (!ne)
-        return ctx->last_error.status;
+    new_entry *ne;
+    s = trowel_mem_new_zeroed(ctx, p->source_count ? p->source_count : 1, sizeof *ne, &ne);
+    if (s != TROWEL_OK)
+        return s;
     bool never_pack = strcmp(trowel_option_str(&o, "method"), "stored") == 0;
     for (size_t i = 0; s == TROWEL_OK && i < p->source_count; i++) {
         trowel_set_entry(ctx, p->sources[i].name);

@@ -258,19 +258,21 @@ static int save_bid(trowel_reader *r)
 
 /* ------------------------------------------------------ bytes to JSON */
 
-static json_object *hex_string(trowel_ctx *ctx, const uint8_t *p, size_t n)
+static trowel_status hex_string(trowel_ctx *ctx, const uint8_t *p, size_t n, json_object **out)
 {
-    char *text = trowel_mem_alloc(ctx, 2 * n + 1);
-    if (!text)
-        return NULL;
+    char *text;
+    trowel_status s = trowel_mem_new(ctx, 2 * n + 1, &text);
+    *out = NULL;
+    if (s != TROWEL_OK)
+        return s;
     trowel_hex_encode(p, n, text);
-    json_object *o = json_object_new_string_len(text, (int)(2 * n));
+    *out = json_object_new_string_len(text, (int)(2 * n));
     trowel_mem_free(ctx, text);
-    return o;
+    return TROWEL_OK;
 }
 
 /* A string when the field round-trips as one, else {"hex": ...}. */
-static json_object *fixed_string(trowel_ctx *ctx, const uint8_t *p, size_t n)
+static trowel_status fixed_string(trowel_ctx *ctx, const uint8_t *p, size_t n, json_object **out)
 {
     size_t len = 0;
     while (len < n && p[len] >= 0x20 && p[len] <= 0x7e)
@@ -278,11 +280,18 @@ static json_object *fixed_string(trowel_ctx *ctx, const uint8_t *p, size_t n)
     bool clean = true;
     for (size_t i = len; i < n; i++)
         clean = clean && p[i] == 0;
-    if (clean)
-        return json_object_new_string_len((const char *)p, (int)len);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "hex", hex_string(ctx, p, n));
-    return o;
+    if (clean) {
+        *out = json_object_new_string_len((const char *)p, (int)len);
+        return TROWEL_OK;
+    }
+    json_object *hex;
+    trowel_status s = hex_string(ctx, p, n, &hex);
+    *out = NULL;
+    if (s != TROWEL_OK)
+        return s;
+    *out = json_object_new_object();
+    json_object_object_add(*out, "hex", hex);
+    return TROWEL_OK;
 }
 
 static trowel_status decode_fields(trowel_reader *r, const field *f, json_object *obj);
@@ -315,9 +324,9 @@ static trowel_status decode_one(trowel_reader *r, const field *f, json_object *o
         break;
     case K_STR:
     case K_HEX:
-        if ((s = trowel_read_bytes(r, buf, f->n)) == TROWEL_OK &&
-            !(v = f->kind == K_STR ? fixed_string(r->ctx, buf, f->n) : hex_string(r->ctx, buf, f->n)))
-            s = r->ctx->last_error.status; /* the hex text was refused memory */
+        if ((s = trowel_read_bytes(r, buf, f->n)) == TROWEL_OK)
+            s = f->kind == K_STR ? fixed_string(r->ctx, buf, f->n, &v)
+                                 : hex_string(r->ctx, buf, f->n, &v);
         break;
     case K_U16S:
         v = json_object_new_array();
@@ -339,10 +348,8 @@ static trowel_status decode_one(trowel_reader *r, const field *f, json_object *o
         trowel_reader tail;
         if ((s = trowel_reader_rest(r, &tail)) == TROWEL_OK &&
             (s = trowel_reader_load(&tail, &rest, &n)) == TROWEL_OK) {
-            v = hex_string(r->ctx, rest, n);
+            s = hex_string(r->ctx, rest, n, &v);
             trowel_mem_free(r->ctx, rest);
-            if (!v)
-                s = r->ctx->last_error.status;
         }
         break;
     }

@@ -105,14 +105,14 @@ static trowel_status add_script(trowel_archive *a, enum script_kind k, unsigned 
     snprintf(name, sizeof name, "script_%03u", i);
     trowel_entry e = {.name = name, .size = rec[0], .packed_size = rec[0], .offset = offset,
                       .method = "stored"};
-    trowel_props *x = trowel_archive_add_entry(a, &e);
-    if (!x)
-        return a->ctx->last_error.status;
-    if (k == SCRIPT_REL && (trowel_props_add_uint(x, "param1", rec[1]) ||
-                            trowel_props_add_uint(x, "index", rec[2]) ||
-                            trowel_props_add_uint(x, "param2", rec[3])))
-        return a->ctx->last_error.status;
-    return TROWEL_OK;
+    trowel_props *x;
+    trowel_status s = trowel_archive_add(a, &e, &x);
+    if (s != TROWEL_OK || k != SCRIPT_REL)
+        return s;
+    if ((s = trowel_props_add_uint(x, "param1", rec[1])) != TROWEL_OK ||
+        (s = trowel_props_add_uint(x, "index", rec[2])) != TROWEL_OK)
+        return s;
+    return trowel_props_add_uint(x, "param2", rec[3]);
 }
 
 static trowel_status script_open(trowel_archive *a, trowel_reader *r)

@@ -111,23 +111,26 @@ static trowel_status add_entries(trowel_archive *a, const set_state *st)
         snprintf(name, sizeof name, "frame_%03zu", i);
         trowel_entry e = {.name = name, .size = frame_bytes(f), .packed_size = frame_bytes(f),
                           .offset = data_start(st->count) + f->offset, .method = "stored"};
-        trowel_props *x = trowel_archive_add_entry(a, &e);
-        if (!x || trowel_props_add_uint(x, "width", w) || trowel_props_add_uint(x, "height", h) ||
-            trowel_props_add_uint(x, "type", f->type))
-            return a->ctx->last_error.status;
+        trowel_props *x;
+        trowel_status s;
+        if ((s = trowel_archive_add(a, &e, &x)) != TROWEL_OK ||
+            (s = trowel_props_add_uint(x, "width", w)) != TROWEL_OK ||
+            (s = trowel_props_add_uint(x, "height", h)) != TROWEL_OK ||
+            (s = trowel_props_add_uint(x, "type", f->type)) != TROWEL_OK)
+            return s;
     }
     return TROWEL_OK;
 }
 
 static trowel_status set_open(trowel_archive *a, trowel_reader *r)
 {
-    set_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    set_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     uint8_t magic[4];
     uint16_t count;
-    trowel_status s;
     if ((s = trowel_read_bytes(r, magic, 4)) || (s = trowel_read_u16be(r, &count)))
         return trowel_fail(a->ctx, s, trowel_reader_size(r), "the SET header is cut short");
     if (memcmp(magic, "SET", 3) != 0)
@@ -137,9 +140,9 @@ static trowel_status set_open(trowel_archive *a, trowel_reader *r)
                            "%u frame headers need %llu bytes but the file has %llu", count,
                            (unsigned long long)data_start(count),
                            (unsigned long long)trowel_reader_size(r));
-    st->frames = trowel_mem_calloc(a->ctx, count ? count : 1, sizeof *st->frames);
-    if (!st->frames)
-        return a->ctx->last_error.status;
+    s = trowel_mem_new_zeroed(a->ctx, count ? count : 1, sizeof *st->frames, &st->frames);
+    if (s != TROWEL_OK)
+        return s;
     st->count = count;
     st->colours = 2;
     for (size_t i = 0; i < count; i++) {

@@ -196,9 +196,9 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
                            "VOL.CNF body: %u volumes of %u bytes each; the known layout has "
                            "20-byte entries",
                            count, entry_size);
-    st->volumes = trowel_mem_calloc(ctx, count ? count : 1, sizeof *st->volumes);
-    if (!st->volumes)
-        return ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, count ? count : 1, sizeof *st->volumes, &st->volumes);
+    if (s != TROWEL_OK)
+        return s;
     st->volume_count = count;
     for (size_t i = 0; i < count; i++) {
         /* {10-char name, u32 unused, i16BE disk, u32BE size} */
@@ -240,10 +240,11 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
             return s;
         total += len / width;
     }
-    st->entry_volume = trowel_mem_calloc(ctx, total ? total : 1, sizeof *st->entry_volume);
-    st->file_names = st->entry_volume ? trowel_mem_calloc(ctx, total ? total : 1, sizeof(char *)) : NULL;
-    if (!st->file_names)
-        return ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, total ? total : 1, sizeof *st->entry_volume, &st->entry_volume);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, total ? total : 1, sizeof(char *), &st->file_names);
+    if (s != TROWEL_OK)
+        return s;
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         uint32_t len;
@@ -262,9 +263,8 @@ static trowel_status parse_body(trowel_archive *a, trowel_reader *r, bool compre
                                    "volume %s: file name %zu is not a valid %u-character name",
                                    st->volumes[i].name, j, width);
             st->entry_volume[k] = i;
-            st->file_names[k] = trowel_mem_strdup(ctx, name);
-            if (!st->file_names[k])
-                return ctx->last_error.status;
+            if ((s = trowel_mem_dup(ctx, name, &st->file_names[k])) != TROWEL_OK)
+                return s;
             st->entry_count = k + 1;
         }
     }
@@ -353,8 +353,9 @@ static trowel_status load_body(trowel_archive *a, trowel_reader *r, bool *compre
     *body = NULL;
     if (trowel_reader_size(r) >= PACKED_HEADER) {
         trowel_reader head = *r;
-        if (trowel_read_bytes(&head, magic, 8) != TROWEL_OK)
-            return ctx->last_error.status;
+        trowel_status s = trowel_read_bytes(&head, magic, 8);
+        if (s != TROWEL_OK)
+            return s;
         *compressed = memcmp(magic, abasecp, sizeof abasecp) == 0;
     }
     if (!*compressed)
@@ -376,13 +377,8 @@ static trowel_status load_body(trowel_archive *a, trowel_reader *r, bool *compre
     if (s == TROWEL_OK) {
         size_t n;
         const uint8_t *d = trowel_sink_data(sink, &n);
-        *body = trowel_mem_alloc(ctx, n ? n : 1);
-        if (*body) {
-            memcpy(*body, d, n);
+        if ((s = trowel_mem_dup_bytes(ctx, d, n, body)) == TROWEL_OK)
             *body_len = n;
-        } else {
-            s = ctx->last_error.status;
-        }
     }
     trowel_sink_discard(sink);
     return s;
@@ -426,11 +422,10 @@ static trowel_status add_entries(trowel_archive *a, vol_state *st)
             e.offset = pe->offset;
             e.method = pe->method;
         }
-        trowel_props *extra = trowel_archive_add_entry(a, &e);
+        trowel_props *extra;
         trowel_status s;
-        if (!extra)
-            return ctx->last_error.status;
-        if ((s = trowel_props_add_str(extra, "volume", v->name)) != TROWEL_OK ||
+        if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK ||
+            (s = trowel_props_add_str(extra, "volume", v->name)) != TROWEL_OK ||
             (s = trowel_props_add_int(extra, "disk", v->disk)) != TROWEL_OK ||
             (s = trowel_props_add_bool(extra, "present", at != SIZE_MAX)) != TROWEL_OK)
             return s;
@@ -441,18 +436,18 @@ static trowel_status add_entries(trowel_archive *a, vol_state *st)
 static trowel_status vol_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    vol_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    vol_state *st;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    st->base = trowel_mem_strdup(ctx, trowel_input_name(a->in));
-    if (!st->base)
-        return ctx->last_error.status;
+    if ((s = trowel_mem_dup(ctx, trowel_input_name(a->in), &st->base)) != TROWEL_OK)
+        return s;
     bool compressed;
     uint8_t *body;
     size_t body_len = 0;
     uint32_t packed = 0;
-    trowel_status s = load_body(a, r, &compressed, &body, &body_len, &packed);
+    s = load_body(a, r, &compressed, &body, &body_len, &packed);
     if (s != TROWEL_OK)
         return s;
     trowel_input *mem;
@@ -467,9 +462,10 @@ static trowel_status vol_open(trowel_archive *a, trowel_reader *r)
     trowel_mem_free(ctx, body);
     if (s != TROWEL_OK)
         return s;
-    const char **vnames = trowel_mem_calloc(ctx, st->volume_count + 1, sizeof *vnames);
-    if (!vnames)
-        return ctx->last_error.status;
+    const char **vnames;
+    s = trowel_mem_new_zeroed(ctx, st->volume_count + 1, sizeof *vnames, &vnames);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < st->volume_count; i++)
         vnames[i] = st->volumes[i].name;
     trowel_props *info = a->info;
@@ -576,10 +572,9 @@ static trowel_status out_put(trowel_ctx *ctx, out_buf *b, const void *d, size_t 
         size_t cap = b->cap ? b->cap : 1024;
         while (cap < b->len + n)
             cap *= 2;
-        uint8_t *p = trowel_mem_realloc(ctx, b->p, cap);
-        if (!p)
-            return ctx->last_error.status;
-        b->p = p;
+        trowel_status s = trowel_mem_resize(ctx, &b->p, cap);
+        if (s != TROWEL_OK)
+            return s;
         b->cap = cap;
     }
     memcpy(b->p + b->len, d, n);
@@ -660,10 +655,14 @@ static trowel_status unique_volumes(trowel_ctx *ctx, const trowel_create_params 
 {
     *kept = *p;
     size_t n = p->source_count;
-    const char **stored = trowel_mem_calloc(ctx, n, sizeof *stored);
-    bool *keep = stored ? trowel_mem_calloc(ctx, n, sizeof *keep) : NULL;
-    *sources = keep ? trowel_mem_calloc(ctx, n, sizeof **sources) : NULL;
-    trowel_status s = *sources ? TROWEL_OK : ctx->last_error.status;
+    const char **stored;
+    bool *keep = NULL;
+    *sources = NULL;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n, sizeof *stored, &stored);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, n, sizeof *keep, &keep);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, n, sizeof **sources, sources);
     for (size_t i = 0; s == TROWEL_OK && i < n; i++)
         stored[i] = base_name(p->sources[i].name);
     if (s == TROWEL_OK)

@@ -68,9 +68,10 @@ static trowel_status find_blocks(scumm_costume *c, const uint8_t *d, akos_blocks
 
 static trowel_status read_chores(scumm_costume *c, const uint8_t *d, const block *ch)
 {
-    c->anims = trowel_mem_calloc(c->ctx, c->anim_count ? c->anim_count : 1, sizeof *c->anims);
-    if (!c->anims)
-        return c->ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(c->ctx, c->anim_count ? c->anim_count : 1,
+                                            sizeof *c->anims, &c->anims);
+    if (s != TROWEL_OK)
+        return s;
     if ((uint64_t)c->anim_count * 2 > ch->size)
         return bad(c, ch->at, TROWEL_ERR_CORRUPT, "AKCH is too short for its offset table");
     for (size_t i = 0; i < c->anim_count; i++) {
@@ -248,9 +249,10 @@ static trowel_status read_cels(scumm_costume *c, const uint8_t *d, const akos_bl
 {
     if ((uint64_t)cels * 6 > b->akof.size)
         return bad(c, b->akof.at, TROWEL_ERR_CORRUPT, "AKOF is too short for the cel count");
-    c->pictures = trowel_mem_calloc(c->ctx, cels ? cels : 1, sizeof *c->pictures);
-    if (!c->pictures)
-        return c->ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(c->ctx, cels ? cels : 1, sizeof *c->pictures,
+                                            &c->pictures);
+    if (s != TROWEL_OK)
+        return s;
     c->picture_count = cels;
     unsigned shift = c->colours <= 16 ? 4 : c->colours <= 32 ? 3 : 2;
     for (unsigned i = 0; i < cels; i++) {
@@ -278,13 +280,12 @@ static trowel_status read_cels(scumm_costume *c, const uint8_t *d, const akos_bl
         if (pixels / 256 > avail + 16) /* no codec draws more than 256 pixels a bit */
             return bad(c, p->data_offset, TROWEL_ERR_CORRUPT,
                        "a cel is larger than its data could draw");
-        p->pixels = trowel_mem_alloc(c->ctx, pixels ? pixels : 1);
-        if (!p->pixels)
-            return c->ctx->last_error.status;
+        if ((s = trowel_mem_new(c->ctx, pixels ? pixels : 1, &p->pixels)) != TROWEL_OK)
+            return s;
         const uint8_t *src = d + p->data_offset;
-        trowel_status s = c->codec == 1 ? codec1(c, src, avail, p, shift)
-                          : c->codec == 5 ? codec5(c, src, avail, p)
-                                          : codec16(c, src, avail, p);
+        s = c->codec == 1 ? codec1(c, src, avail, p, shift)
+            : c->codec == 5 ? codec5(c, src, avail, p)
+                            : codec16(c, src, avail, p);
         if (s != TROWEL_OK)
             return s;
     }
@@ -335,10 +336,9 @@ static trowel_status decode(scumm_costume *c, const uint8_t *d, size_t n)
     }
     c->cmd_count = b.aksq.size;
     c->cmds_offset = b.aksq.at;
-    c->cmds = trowel_mem_alloc(c->ctx, c->cmd_count ? c->cmd_count : 1);
-    if (!c->cmds)
-        return c->ctx->last_error.status;
-    memcpy(c->cmds, d + b.aksq.at, c->cmd_count);
+    s = trowel_mem_dup_bytes(c->ctx, d + b.aksq.at, c->cmd_count, &c->cmds);
+    if (s != TROWEL_OK)
+        return s;
     if ((s = read_chores(c, d, &b.akch)) != TROWEL_OK)
         return s;
     return read_cels(c, d, &b, cels);

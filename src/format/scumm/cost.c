@@ -55,9 +55,9 @@ static trowel_status find_base(scumm_costume *c, const uint8_t *d, size_t n)
 
 static trowel_status read_anims(scumm_costume *c, const uint8_t *b, uint32_t table)
 {
-    c->anims = trowel_mem_calloc(c->ctx, c->anim_count, sizeof *c->anims);
-    if (!c->anims)
-        return c->ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(c->ctx, c->anim_count, sizeof *c->anims, &c->anims);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < c->anim_count; i++) {
         uint32_t off = le16(b + table + 2 * i);
         if (off == 0)
@@ -123,10 +123,9 @@ static trowel_status read_commands(scumm_costume *c, const uint8_t *b)
         count = need;
     if (c->cmds_offset > c->size || count > c->size - c->cmds_offset)
         return corrupt(c, c->cmds_offset, "animation commands run past the costume");
-    c->cmds = trowel_mem_alloc(c->ctx, count ? count : 1);
-    if (!c->cmds)
-        return c->ctx->last_error.status;
-    memcpy(c->cmds, b + c->cmds_offset, count);
+    trowel_status s = trowel_mem_dup_bytes(c->ctx, b + c->cmds_offset, count, &c->cmds);
+    if (s != TROWEL_OK)
+        return s;
     c->cmd_count = count;
     return TROWEL_OK;
 }
@@ -152,9 +151,11 @@ static trowel_status read_limb_tables(scumm_costume *c, const uint8_t *b, uint32
             return corrupt(c, 10 + 2 * l, "a limb table offset points past the costume");
         uint32_t end = next_boundary(c, t);
         size_t n = 0;
-        uint32_t *pics = trowel_mem_alloc(c->ctx, (end - t) / 2 * sizeof *pics + sizeof *pics);
-        if (!pics)
-            return c->ctx->last_error.status;
+        uint32_t *pics;
+        size_t bytes = (end - t) / 2 * sizeof *pics + sizeof *pics;
+        trowel_status s = trowel_mem_new(c->ctx, bytes, &pics);
+        if (s != TROWEL_OK)
+            return s;
         c->limb_pics[l] = pics;
         for (uint32_t p = t; p + 2 <= end && p < first_pic; p += 2) {
             uint32_t off = le16(b + p);
@@ -167,9 +168,10 @@ static trowel_status read_limb_tables(scumm_costume *c, const uint8_t *b, uint32
         c->limb_pic_count[l] = n;
         total += n;
     }
-    uint32_t *all = trowel_mem_alloc(c->ctx, (total ? total : 1) * sizeof *all);
-    if (!all)
-        return c->ctx->last_error.status;
+    uint32_t *all;
+    trowel_status s = trowel_mem_new(c->ctx, (total ? total : 1) * sizeof *all, &all);
+    if (s != TROWEL_OK)
+        return s;
     size_t k = 0;
     for (unsigned l = 0; l < SCUMM_LIMBS; l++)
         for (size_t i = 0; i < c->limb_pic_count[l]; i++)
@@ -245,9 +247,9 @@ static trowel_status read_pictures(scumm_costume *c, const uint8_t *b, const uin
 {
     bool redirects = (c->format & 0x7E) == 0x60;
     uint32_t header = redirects ? 14 : 12;
-    c->pictures = trowel_mem_calloc(c->ctx, n ? n : 1, sizeof *c->pictures);
-    if (!c->pictures)
-        return c->ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(c->ctx, n ? n : 1, sizeof *c->pictures, &c->pictures);
+    if (s != TROWEL_OK)
+        return s;
     c->picture_count = n;
     for (size_t i = 0; i < n; i++) {
         scumm_picture *p = &c->pictures[i];
@@ -281,10 +283,9 @@ static trowel_status read_pictures(scumm_costume *c, const uint8_t *b, const uin
         size_t pixels = (size_t)p->width * p->height;
         if (pixels / 256 > c->size) /* a byte pair draws at most 256 pixels */
             return corrupt(c, p->offset, "a picture is larger than its data could draw");
-        p->pixels = trowel_mem_alloc(c->ctx, pixels ? pixels : 1);
-        if (!p->pixels)
-            return c->ctx->last_error.status;
-        trowel_status s = decode_rle(c, b, from, p->width, p->height, p->pixels, &p->data_size);
+        if ((s = trowel_mem_new(c->ctx, pixels ? pixels : 1, &p->pixels)) != TROWEL_OK)
+            return s;
+        s = decode_rle(c, b, from, p->width, p->height, p->pixels, &p->data_size);
         if (s != TROWEL_OK)
             return s;
         if (p->redirect_limb >= 0)

@@ -193,11 +193,12 @@ static trowel_status add_info(trowel_archive *a, const scumm_costume *c)
 trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r,
                                  scumm_costume_decode_fn decode)
 {
-    costume_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    costume_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = trowel_reader_load(r, &st->bytes, &st->size);
+    s = trowel_reader_load(r, &st->bytes, &st->size);
     if (s == TROWEL_OK)
         s = decode(a->ctx, st->bytes, st->size, &st->c);
     if (s != TROWEL_OK)
@@ -213,10 +214,9 @@ trowel_status scumm_costume_open(trowel_archive *a, trowel_reader *r,
         uint64_t size = akos ? p->data_size : (uint64_t)p->data_offset + p->data_size - p->offset;
         trowel_entry e = {.name = name, .size = size, .packed_size = size, .offset = off,
                           .method = akos ? "akos" : "cost-rle"};
-        trowel_props *x = trowel_archive_add_entry(a, &e);
-        if (!x)
-            return a->ctx->last_error.status;
-        if ((s = trowel_props_add_uint(x, "width", p->width)) ||
+        trowel_props *x;
+        if ((s = trowel_archive_add(a, &e, &x)) ||
+            (s = trowel_props_add_uint(x, "width", p->width)) ||
             (s = trowel_props_add_uint(x, "height", p->height)) ||
             (s = trowel_props_add_int(x, "rel_x", p->rel_x)) ||
             (s = trowel_props_add_int(x, "rel_y", p->rel_y)))
@@ -617,12 +617,13 @@ static trowel_status write_gif(scumm_costume *c, size_t index, gif_plan *g,
                            "animation %zu spans %lux%lu pixels; GIF stops at 65535", index,
                            (unsigned long)w, (unsigned long)h);
     size_t screen = (size_t)w * h;
-    trowel_gif_frame *frames = trowel_mem_calloc(ctx, g->frames, sizeof *frames);
-    uint8_t *px = frames ? trowel_mem_alloc(ctx, screen * g->frames) : NULL;
-    if (!px) {
+    trowel_gif_frame *frames;
+    uint8_t *px;
+    trowel_status s = trowel_mem_new_zeroed(ctx, g->frames, sizeof *frames, &frames);
+    if (s == TROWEL_OK && (s = trowel_mem_new(ctx, screen * g->frames, &px)) != TROWEL_OK)
         trowel_mem_free(ctx, frames);
-        return ctx->last_error.status;
-    }
+    if (s != TROWEL_OK)
+        return s;
     uint8_t clear = c->raw_colours ? 255 : 0;
     for (size_t t = 0; t < g->frames; t++) {
         canvas cv = {.px = px + screen * t, .w = w, .h = h, .ox = b.x0, .oy = b.y0,
@@ -641,7 +642,7 @@ static trowel_status write_gif(scumm_costume *c, size_t index, gif_plan *g,
     char name[40];
     snprintf(name, sizeof name, "anim%03zu_%s.gif", index, direction_names[direction]);
     trowel_sink *out;
-    trowel_status s = write_sink(c, dir, name, &out);
+    s = write_sink(c, dir, name, &out);
     if (s == TROWEL_OK)
         s = finish(out, trowel_gif_write(ctx, out, &gif, frames, g->frames));
     trowel_mem_free(ctx, px);
@@ -652,10 +653,8 @@ static trowel_status write_gif(scumm_costume *c, size_t index, gif_plan *g,
 static trowel_status write_gif_folder(scumm_costume *c, const trowel_palette *pal, unsigned delay,
                                       trowel_outdir *dir)
 {
-    gif_plan *g = trowel_mem_alloc(c->ctx, sizeof *g);
-    if (!g)
-        return c->ctx->last_error.status;
-    trowel_status s = TROWEL_OK;
+    gif_plan *g;
+    trowel_status s = trowel_mem_new(c->ctx, sizeof *g, &g);
     for (size_t i = 0; s == TROWEL_OK && i < c->anim_count; i++)
         if (c->anims[i].present)
             s = write_gif(c, i, g, pal, delay, dir);

@@ -166,10 +166,9 @@ static trowel_status add(trowel_archive *a, const block *b, const char *name, in
     res_state *st = a->priv;
     if (a->entry_count == st->meta_cap) {
         size_t cap = st->meta_cap ? st->meta_cap * 2 : 64;
-        res_entry *m = trowel_mem_realloc(a->ctx, st->meta, cap * sizeof *m);
-        if (!m)
-            return a->ctx->last_error.status;
-        st->meta = m;
+        trowel_status s = trowel_mem_resize_array(a->ctx, &st->meta, cap, sizeof *st->meta);
+        if (s != TROWEL_OK)
+            return s;
         st->meta_cap = cap;
     }
     res_entry *m = &st->meta[a->entry_count];
@@ -180,10 +179,10 @@ static trowel_status add(trowel_archive *a, const block *b, const char *name, in
     m->room_block = room_block;
     m->number = -1;
     trowel_entry e = {.name = name, .size = b->size, .packed_size = b->size, .offset = b->off};
-    trowel_props *x = trowel_archive_add_entry(a, &e);
-    if (!x)
-        return a->ctx->last_error.status;
-    trowel_status s = trowel_props_add_str(x, "tag", b->tag);
+    trowel_props *x;
+    trowel_status s = trowel_archive_add(a, &e, &x);
+    if (s == TROWEL_OK)
+        s = trowel_props_add_str(x, "tag", b->tag);
     if (s == TROWEL_OK)
         s = trowel_props_add_str(x, "file", file == FILE_INDEX ? "index" : "data");
     if (s == TROWEL_OK && room >= 0)
@@ -212,10 +211,11 @@ static trowel_status read_dir(trowel_ctx *ctx, trowel_input *in, const block *b,
                            "directory %s lists %u resources but holds room for %llu", b->tag,
                            d->count, (unsigned long long)(trowel_reader_remaining(&r) / 5));
     d->at = b->off;
-    d->rooms = trowel_mem_alloc(ctx, d->count ? d->count : 1);
-    d->offsets = trowel_mem_calloc(ctx, d->count ? d->count : 1, sizeof *d->offsets);
-    if (!d->rooms || !d->offsets)
-        return ctx->last_error.status;
+    s = trowel_mem_new(ctx, d->count ? d->count : 1, &d->rooms);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, d->count ? d->count : 1, sizeof *d->offsets, &d->offsets);
+    if (s != TROWEL_OK)
+        return s;
     s = trowel_read_bytes(&r, d->rooms, d->count);
     for (uint16_t i = 0; s == TROWEL_OK && i < d->count; i++)
         s = trowel_read_u32le(&r, &d->offsets[i]);
@@ -523,12 +523,13 @@ static unsigned infer_version(trowel_archive *a, char *why, size_t cap)
 static trowel_status res_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    res_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    res_state *st;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     uint8_t tag[4];
-    trowel_status s = trowel_read_bytes(r, tag, 4);
+    s = trowel_read_bytes(r, tag, 4);
     if (s != TROWEL_OK)
         return s;
     bool is_data = memcmp(tag, "LECF", 4) == 0;

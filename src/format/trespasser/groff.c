@@ -114,10 +114,11 @@ static trowel_status read_symbols(trowel_ctx *ctx, trowel_reader *file, groff_st
     if (s != TROWEL_OK)
         return s;
     size_t n = st->symbol_count;
-    st->symbols = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->symbols);
-    st->by_handle = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->by_handle);
-    if (!st->symbols || !st->by_handle)
-        return ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->symbols, &st->symbols);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->by_handle, &st->by_handle);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++) {
         groff_symbol *sym = &st->symbols[i];
         uint64_t at = st->symtab_offset + trowel_reader_tell(&r);
@@ -132,20 +133,18 @@ static trowel_status read_symbols(trowel_ctx *ctx, trowel_reader *file, groff_st
                                "bytes left)",
                                i, (unsigned long)sym->length,
                                (unsigned long long)trowel_reader_remaining(&r));
-        uint8_t *raw = trowel_mem_alloc(ctx, sym->length + 1u);
-        if (!raw)
-            return ctx->last_error.status;
-        if ((s = trowel_read_bytes(&r, raw, sym->length)) != TROWEL_OK) {
+        uint8_t *raw;
+        if ((s = trowel_mem_new(ctx, sym->length + 1u, &raw)) != TROWEL_OK)
+            return s;
+        if ((s = trowel_read_bytes(&r, raw, sym->length)) == TROWEL_OK) {
+            raw[sym->length] = 0;
+            s = trowel_mem_dup(ctx, (const char *)raw, &sym->name);
+        }
+        if (s != TROWEL_OK) {
             trowel_mem_free(ctx, raw);
             return s;
         }
-        raw[sym->length] = 0;
         size_t len = strlen((const char *)raw);
-        sym->name = trowel_mem_strdup(ctx, (const char *)raw);
-        if (!sym->name) {
-            trowel_mem_free(ctx, raw);
-            return ctx->last_error.status;
-        }
         sym->odd_bytes = len + 1 != sym->length;
         if (sym->odd_bytes)
             sym->raw = raw;
@@ -162,17 +161,15 @@ static trowel_status read_sections(trowel_archive *a, trowel_reader *r, groff_st
 {
     trowel_ctx *ctx = a->ctx;
     size_t n = st->section_count;
-    st->sections = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->sections);
-    if (!st->sections)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->sections, &st->sections);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < n; i++) {
         groff_section *sec = &st->sections[i];
         uint32_t f[8];
-        for (int k = 0; k < 8; k++) {
-            trowel_status s = trowel_read_u32le(r, &f[k]);
-            if (s != TROWEL_OK)
+        for (int k = 0; k < 8; k++)
+            if ((s = trowel_read_u32le(r, &f[k])) != TROWEL_OK)
                 return s;
-        }
         sec->name_handle = f[0];
         sec->io_flags = f[1];
         sec->offset = f[2];
@@ -228,9 +225,10 @@ static int compare_named(const void *a, const void *b)
 /* repeated[i]: an earlier section has section i's name. */
 static trowel_status find_repeats(trowel_ctx *ctx, const groff_state *st, bool *repeated)
 {
-    named_index *order = trowel_mem_alloc(ctx, (st->section_count + 1u) * sizeof *order);
-    if (!order)
-        return ctx->last_error.status;
+    named_index *order;
+    trowel_status s = trowel_mem_new(ctx, (st->section_count + 1u) * sizeof *order, &order);
+    if (s != TROWEL_OK)
+        return s;
     size_t n = 0;
     for (uint32_t i = 0; i < st->section_count; i++)
         if (st->sections[i].name)
@@ -353,12 +351,12 @@ static trowel_status add_entry(trowel_archive *a, const groff_state *st, size_t 
     trowel_entry e = {.name = name, .size = sec->size, .packed_size = sec->size,
                       .offset = sec->offset, .method = "stored", .flags = sec->user_flags,
                       .index = i};
-    trowel_props *extra = trowel_archive_add_entry(a, &e);
-    if (!extra)
-        return a->ctx->last_error.status;
+    trowel_props *extra;
+    trowel_status s = trowel_archive_add(a, &e, &extra);
+    if (s != TROWEL_OK)
+        return s;
     const char *names[16];
     size_t nf = user_flag_list(sec->user_flags, names);
-    trowel_status s;
     if ((s = trowel_props_add_hex(extra, "flags", sec->user_flags)) ||
         (s = trowel_props_add_list(extra, "flag_names", names, nf)) ||
         (s = trowel_props_add_hex(extra, "handle", sec->handle)) ||
@@ -378,9 +376,10 @@ static trowel_status check_cut_names(trowel_archive *a, const groff_state *st,
 {
     if (cut == 0)
         return TROWEL_OK;
-    named_index *order = trowel_mem_alloc(a->ctx, (st->section_count + 1u) * sizeof *order);
-    if (!order)
-        return a->ctx->last_error.status;
+    named_index *order;
+    trowel_status s = trowel_mem_new(a->ctx, (st->section_count + 1u) * sizeof *order, &order);
+    if (s != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i < st->section_count; i++)
         order[i] = (named_index){names[i], i};
     qsort(order, st->section_count, sizeof *order, compare_named);
@@ -403,14 +402,14 @@ static trowel_status check_cut_names(trowel_archive *a, const groff_state *st,
 
 static trowel_status add_entries(trowel_archive *a, groff_state *st)
 {
-    bool *repeated = trowel_mem_calloc(a->ctx, st->section_count + 1u, sizeof *repeated);
-    entry_name_buf *names =
-        repeated ? trowel_mem_alloc(a->ctx, (st->section_count + 1u) * sizeof *names) : NULL;
-    if (!names) {
-        trowel_mem_free(a->ctx, repeated);
-        return a->ctx->last_error.status;
-    }
-    trowel_status s = find_repeats(a->ctx, st, repeated);
+    bool *repeated;
+    entry_name_buf *names = NULL;
+    trowel_status s =
+        trowel_mem_new_zeroed(a->ctx, st->section_count + 1u, sizeof *repeated, &repeated);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(a->ctx, (st->section_count + 1u) * sizeof *names, &names);
+    if (s == TROWEL_OK)
+        s = find_repeats(a->ctx, st, repeated);
     size_t cut = 0, first_cut = 0;
     for (size_t i = 0; s == TROWEL_OK && i < st->section_count; i++)
         if (entry_name(&st->sections[i], i, repeated[i], names[i], sizeof names[i]) && !cut++)
@@ -443,11 +442,12 @@ static void groff_close(trowel_archive *a)
 static trowel_status groff_open(trowel_archive *a, trowel_reader *r)
 {
     trowel_ctx *ctx = a->ctx;
-    groff_state *st = trowel_mem_calloc(ctx, 1, sizeof *st);
-    if (!st)
-        return ctx->last_error.status;
+    groff_state *st;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = read_header(ctx, r, st);
+    s = read_header(ctx, r, st);
     if (s == TROWEL_OK)
         s = read_sections(a, r, st);
     if (s == TROWEL_OK)
@@ -572,11 +572,12 @@ static trowel_status groff_manifest(trowel_archive *a, json_object *m)
         json_object_object_add(o, "handle", json_object_new_int64(sym->handle));
         json_object_object_add(o, "refcount", json_object_new_int64(sym->refcount));
         if (sym->odd_bytes) {
-            char *hex = trowel_mem_alloc(a->ctx, 2 * (size_t)sym->length + 1);
-            if (!hex) {
+            char *hex;
+            trowel_status s = trowel_mem_new(a->ctx, 2 * (size_t)sym->length + 1, &hex);
+            if (s != TROWEL_OK) {
                 json_object_put(o);
                 json_object_put(syms);
-                return a->ctx->last_error.status;
+                return s;
             }
             trowel_hex_encode(sym->raw, sym->length, hex);
             json_object_object_add(o, "bytes", json_object_new_string(hex));
@@ -628,9 +629,9 @@ static trowel_status add_symbol(trowel_ctx *ctx, new_groff *g, const char *name,
     if (len == 0 || len > 0xFFFF)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                            "symbol '%.100s' is empty or too long", name);
-    sym->bytes = trowel_mem_calloc(ctx, 1, len);
-    if (!sym->bytes)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, 1, len, &sym->bytes);
+    if (s != TROWEL_OK)
+        return s;
     g->symbol_count++;
     if (hex && !trowel_hex_decode(hex, sym->bytes, len))
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
@@ -653,9 +654,9 @@ static trowel_status plan_symbols(trowel_ctx *ctx, const trowel_create_params *p
     if (manifest && json_object_object_get_ex(manifest, "symbols", &syms) &&
         json_object_is_type(syms, json_type_array)) {
         size_t n = json_object_array_length(syms);
-        g->symbols = trowel_mem_calloc(ctx, n ? n : 1, sizeof *g->symbols);
-        if (!g->symbols)
-            return ctx->last_error.status;
+        trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *g->symbols, &g->symbols);
+        if (s != TROWEL_OK)
+            return s;
         for (size_t i = 0; i < n; i++) {
             json_object *o = json_object_array_get_idx(syms, i), *v;
             const char *name =
@@ -665,24 +666,24 @@ static trowel_status plan_symbols(trowel_ctx *ctx, const trowel_create_params *p
             if (!name)
                 return trowel_fail(ctx, TROWEL_ERR_CORRUPT, TROWEL_NO_OFFSET,
                                    "manifest symbol %zu has no name", i);
-            trowel_status s = add_symbol(ctx, g, name, json_u32(o, "handle", 0),
-                                         json_u32(o, "refcount", 1), hex);
+            s = add_symbol(ctx, g, name, json_u32(o, "handle", 0), json_u32(o, "refcount", 1),
+                           hex);
             if (s != TROWEL_OK)
                 return s;
         }
         return TROWEL_OK;
     }
-    g->symbols = trowel_mem_calloc(ctx, p->source_count ? p->source_count : 1, sizeof *g->symbols);
-    if (!g->symbols)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, p->source_count ? p->source_count : 1,
+                                            sizeof *g->symbols, &g->symbols);
+    if (s != TROWEL_OK)
+        return s;
     for (size_t i = 0; i < p->source_count; i++) {
         bool seen = false;
         for (size_t j = 0; j < g->symbol_count && !seen; j++)
             seen = strcmp(g->symbols[j].name, p->sources[i].name) == 0;
         if (seen)
             continue;
-        trowel_status s = add_symbol(ctx, g, p->sources[i].name, 0, 1, NULL);
-        if (s != TROWEL_OK)
+        if ((s = add_symbol(ctx, g, p->sources[i].name, 0, 1, NULL)) != TROWEL_OK)
             return s;
     }
     qsort(g->symbols, g->symbol_count, sizeof *g->symbols, compare_new_symbols);
@@ -827,10 +828,9 @@ static trowel_status groff_create(trowel_ctx *ctx, const trowel_create_params *p
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "too many sections");
     new_groff g = {.section_count = p->source_count};
     size_t n = p->source_count ? p->source_count : 1;
-    g.sections = trowel_mem_calloc(ctx, n, sizeof *g.sections);
-    g.data = g.sections ? trowel_mem_calloc(ctx, n, sizeof *g.data) : NULL;
-    if (!g.data)
-        s = ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, n, sizeof *g.sections, &g.sections);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, n, sizeof *g.data, &g.data);
     if (s == TROWEL_OK)
         s = plan_symbols(ctx, p, manifest, &g);
     if (s == TROWEL_OK)

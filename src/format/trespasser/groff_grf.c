@@ -196,9 +196,9 @@ static trowel_status read_region(trowel_archive *a, grf_region *g)
                            ".region lists %lu objects (%llu bytes) but has %lu bytes",
                            (unsigned long)g->count, (unsigned long long)need,
                            (unsigned long)st->sections[ri].size);
-    g->items = trowel_mem_calloc(ctx, g->count ? g->count : 1, sizeof *g->items);
-    if (!g->items)
-        return ctx->last_error.status;
+    s = trowel_mem_new_zeroed(ctx, g->count ? g->count : 1, sizeof *g->items, &g->items);
+    if (s != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i < g->count && s == TROWEL_OK; i++) {
         grf_placement *p = &g->items[i];
         s = trowel_read_u32le(&r, &p->object_section);
@@ -445,10 +445,11 @@ static trowel_status read_material(const mesh_job *j, uint32_t handle, grf_mater
                         "%lu materials do not fit in %llu bytes", (unsigned long)m->count,
                         (unsigned long long)trowel_reader_remaining(&r));
     if (s == TROWEL_OK) {
-        m->texture = trowel_mem_calloc(ctx, m->count + 1u, sizeof *m->texture);
-        m->colour = trowel_mem_calloc(ctx, m->count + 1u, sizeof *m->colour);
-        if (!m->texture || !m->colour)
-            return ctx->last_error.status;
+        s = trowel_mem_new_zeroed(ctx, m->count + 1u, sizeof *m->texture, &m->texture);
+        if (s == TROWEL_OK)
+            s = trowel_mem_new_zeroed(ctx, m->count + 1u, sizeof *m->colour, &m->colour);
+        if (s != TROWEL_OK)
+            return s;
     }
     for (uint32_t i = 0; s == TROWEL_OK && i < m->count; i++)
         s = trowel_read_u32le(&r, &m->texture[i]);
@@ -517,9 +518,9 @@ static trowel_status surface_index(const mesh_job *j, const grf_material *m, sur
 static trowel_status new_surface_map(trowel_ctx *ctx, const grf_material *m, surface_map *sm)
 {
     sm->count = m->count;
-    sm->index = trowel_mem_alloc(ctx, ((size_t)m->count + 1) * sizeof *sm->index);
-    if (!sm->index)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new(ctx, ((size_t)m->count + 1) * sizeof *sm->index, &sm->index);
+    if (s != TROWEL_OK)
+        return s;
     for (uint32_t i = 0; i <= m->count; i++)
         sm->index[i] = UINT32_MAX;
     return TROWEL_OK;
@@ -534,9 +535,9 @@ static trowel_status load_array(trowel_ctx *ctx, trowel_reader *r, uint64_t n, s
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r),
                            "%llu items of %zu bytes run past the section's end",
                            (unsigned long long)n, size);
-    *out = trowel_mem_alloc(ctx, n * size + 1);
-    if (!*out)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new(ctx, n * size + 1, out);
+    if (s != TROWEL_OK)
+        return s;
     return trowel_read_bytes(r, *out, (size_t)(n * size));
 }
 
@@ -712,11 +713,8 @@ static trowel_status build_heap(const mesh_job *j, size_t gi, trowel_reader *r,
         s = read_material(j, material_handle, &mat);
     if (s == TROWEL_OK)
         s = new_surface_map(ctx, &mat, &sm);
-    if (s == TROWEL_OK) {
-        placed = trowel_mem_alloc(ctx, ((size_t)c[1] + 1) * sizeof *placed);
-        if (!placed)
-            s = ctx->last_error.status;
-    }
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, ((size_t)c[1] + 1) * sizeof *placed, &placed);
     /* The heap's vertices become mesh vertices once each. */
     for (uint32_t v = 0; s == TROWEL_OK && v < c[1]; v++) {
         const uint8_t *mv = verts + HEAP_VERTEX_SIZE * v;

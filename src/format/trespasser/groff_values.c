@@ -99,9 +99,8 @@ static void *alloc_array(cursor *c, uint64_t n, size_t size, size_t min_bytes_ea
                                 (unsigned long long)n, what, c->len - c->at);
         return NULL;
     }
-    void *p = trowel_mem_calloc(c->ctx, n ? n : 1, size);
-    if (!p)
-        c->status = c->ctx->last_error.status;
+    void *p;
+    c->status = trowel_mem_new_zeroed(c->ctx, n ? n : 1, size, &p);
     return p;
 }
 
@@ -187,10 +186,11 @@ trowel_status grf_values_read(trowel_ctx *ctx, const uint8_t *data, size_t size,
         return c.status;
     }
     /* Keep the written order for JSON; a sorted copy for lookups. */
-    t->by_key = trowel_mem_alloc(ctx, (t->value_count ? t->value_count : 1) * sizeof *t->by_key);
-    if (!t->by_key) {
+    trowel_status s =
+        trowel_mem_new(ctx, (t->value_count ? t->value_count : 1) * sizeof *t->by_key, &t->by_key);
+    if (s != TROWEL_OK) {
         grf_values_free(t);
-        return ctx->last_error.status;
+        return s;
     }
     memcpy(t->by_key, t->values, t->value_count * sizeof *t->by_key);
     qsort(t->by_key, t->value_count, sizeof *t->by_key, compare_keys);

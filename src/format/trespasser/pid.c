@@ -102,13 +102,12 @@ static trowel_status read_palettes(trowel_ctx *ctx, trowel_reader *r, pid_state 
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, 20,
                            "%lu palettes cannot fit in a %llu-byte file", (unsigned long)n,
                            (unsigned long long)trowel_reader_size(r));
-    st->palettes = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->palettes);
-    if (!st->palettes)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->palettes, &st->palettes);
+    if (s != TROWEL_OK)
+        return s;
     st->palette_count = n;
     uint64_t at = st->header[4];
     for (uint32_t i = 0; i < n; i++) {
-        trowel_status s;
         uint32_t size, count;
         pid_palette *p = &st->palettes[i];
         if ((s = trowel_reader_seek(r, at)) || (s = trowel_read_u32le(r, &size)) ||
@@ -145,11 +144,11 @@ static trowel_status read_rasters(trowel_ctx *ctx, trowel_reader *r, pid_state *
                            "file",
                            (unsigned long)n, (unsigned long long)start,
                            (unsigned long long)trowel_reader_size(r));
-    st->rasters = trowel_mem_calloc(ctx, n ? n : 1, sizeof *st->rasters);
-    if (!st->rasters)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, n ? n : 1, sizeof *st->rasters, &st->rasters);
+    if (s != TROWEL_OK)
+        return s;
     st->raster_count = n;
-    trowel_status s = trowel_reader_seek(r, start);
+    s = trowel_reader_seek(r, start);
     for (uint32_t i = 0; s == TROWEL_OK && i < n; i++) {
         uint32_t f[12];
         uint64_t at = trowel_reader_tell(r);
@@ -309,9 +308,9 @@ static trowel_status write_raster(trowel_archive *a, pid_state *st, const pid_en
                            (unsigned long)x->offset, st->swp_size);
     const uint8_t *src = st->swp + x->offset;
     size_t count = (size_t)x->width * x->height;
-    uint8_t *px = trowel_mem_alloc(a->ctx, count * (e->kind == ENTRY_ANGLES ? 4 : 1));
-    if (!px)
-        return a->ctx->last_error.status;
+    uint8_t *px;
+    if ((s = trowel_mem_new(a->ctx, count * (e->kind == ENTRY_ANGLES ? 4 : 1), &px)) != TROWEL_OK)
+        return s;
     for (uint32_t y = 0; y < x->height; y++) {
         const uint8_t *row = src + (size_t)y * x->stride * bpp;
         uint8_t *dst = px + (size_t)y * x->width * (e->kind == ENTRY_ANGLES ? 4 : 1);
@@ -432,9 +431,9 @@ static trowel_status add_entry(trowel_archive *a, size_t index, const char *name
         te.packed_size = st->rasters[e->raster].size;
         te.offset = st->rasters[e->raster].offset;
     }
-    trowel_props *x = trowel_archive_add_entry(a, &te);
-    if (!x)
-        return a->ctx->last_error.status;
+    trowel_props *x;
+    if ((s = trowel_archive_add(a, &te, &x)) != TROWEL_OK)
+        return s;
     if (e->kind != ENTRY_INDEX) {
         char hex[24];
         snprintf(hex, sizeof hex, "0x%016" PRIx64, st->rasters[e->raster].hash);
@@ -463,11 +462,11 @@ static void raster_name(const pid_state *st, uint32_t i, bool angles, char *out,
 
 static trowel_status pid_open(trowel_archive *a, trowel_reader *r)
 {
-    pid_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    pid_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = TROWEL_OK;
     for (int i = 0; i < 8 && s == TROWEL_OK; i++)
         s = trowel_read_u32le(r, &st->header[i]);
     if (s != TROWEL_OK) {
@@ -491,8 +490,8 @@ static trowel_status pid_open(trowel_archive *a, trowel_reader *r)
     size_t n = 1;
     for (uint32_t i = 0; i < st->raster_count; i++)
         n += st->rasters[i].bits == 16 ? 2 : 1;
-    if (!(st->entries = trowel_mem_calloc(a->ctx, n, sizeof *st->entries)))
-        return a->ctx->last_error.status;
+    if ((s = trowel_mem_new_zeroed(a->ctx, n, sizeof *st->entries, &st->entries)) != TROWEL_OK)
+        return s;
     size_t k = 0;
     st->entries[k++] = (pid_entry){ENTRY_INDEX, 0};
     for (uint32_t i = 0; i < st->raster_count; i++) {

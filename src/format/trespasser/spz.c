@@ -90,11 +90,12 @@ static trowel_status check_size(trowel_ctx *ctx, uint32_t size, uint64_t stream)
 
 static trowel_status spz_open(trowel_archive *a, trowel_reader *r)
 {
-    spz_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    spz_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = trowel_read_u32le(r, &st->size);
+    s = trowel_read_u32le(r, &st->size);
     if (s != TROWEL_OK) {
         trowel_error why = a->ctx->last_error;
         return trowel_fail(a->ctx, s, why.offset, "SPZ header is cut short: %s", why.message);
@@ -111,8 +112,9 @@ static trowel_status spz_open(trowel_archive *a, trowel_reader *r)
         return s;
     trowel_entry e = {.name = name, .size = st->size, .packed_size = packed,
                       .offset = SPZ_HEADER_SIZE, .method = "lzss"};
-    if (!trowel_archive_add_entry(a, &e))
-        return a->ctx->last_error.status;
+    trowel_props *extra;
+    if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+        return s;
     trowel_error saved = a->ctx->last_error;
     if (check_size(a->ctx, st->size, packed) != TROWEL_OK) {
         trowel_warn(a->ctx, 0, "%s", a->ctx->last_error.message);

@@ -152,11 +152,12 @@ static trowel_status check_stream_length(trowel_ctx *ctx, const szdd_header *h, 
 
 static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
 {
-    szdd_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    szdd_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
-    trowel_status s = read_header(r, &st->h);
+    s = read_header(r, &st->h);
     if (s != TROWEL_OK && s != TROWEL_ERR_UNSUPPORTED) {
         /* Reword the reader's error; it must be copied out before the
          * context's error is rewritten. */
@@ -188,8 +189,9 @@ static trowel_status szdd_open(trowel_archive *a, trowel_reader *r)
         return s;
     trowel_entry e = {.name = name, .size = h->length, .packed_size = packed,
                       .offset = h->header_size, .method = "lzss"};
-    if (!trowel_archive_add_entry(a, &e))
-        return a->ctx->last_error.status;
+    trowel_props *extra;
+    if ((s = trowel_archive_add(a, &e, &extra)) != TROWEL_OK)
+        return s;
     trowel_error saved = a->ctx->last_error;
     if (check_stream_length(a->ctx, h, packed) != TROWEL_OK) {
         /* The header reads: show it, and let reading the entry fail. */

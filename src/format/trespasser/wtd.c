@@ -231,9 +231,9 @@ static trowel_status vertex_set_init(trowel_ctx *ctx, vertex_set *v, uint32_t n)
 {
     v->side = n + 1;
     v->count = 0;
-    v->bits = trowel_mem_calloc(ctx, ((size_t)v->side * v->side + 7) / 8, 1);
-    if (!v->bits)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new_zeroed(ctx, ((size_t)v->side * v->side + 7) / 8, 1, &v->bits);
+    if (s != TROWEL_OK)
+        return s;
     vertex_mark(v, 0, 0);
     vertex_mark(v, n, 0);
     vertex_mark(v, n, n);
@@ -254,10 +254,9 @@ static trowel_status tree_push(trowel_ctx *ctx, wtd_tree *t, const wtd_node *nd)
 {
     if (t->count == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 256;
-        wtd_node *grown = trowel_mem_realloc(ctx, t->nodes, cap * sizeof *grown);
-        if (!grown)
-            return ctx->last_error.status;
-        t->nodes = grown;
+        trowel_status s = trowel_mem_resize_array(ctx, &t->nodes, cap, sizeof *t->nodes);
+        if (s != TROWEL_OK)
+            return s;
         t->cap = cap;
     }
     t->nodes[t->count++] = *nd;
@@ -402,13 +401,14 @@ static trowel_status add_info(trowel_archive *a, const wtd_header *h)
 
 static trowel_status wtd_open(trowel_archive *a, trowel_reader *r)
 {
-    wtd_state *st = trowel_mem_calloc(a->ctx, 1, sizeof *st);
-    if (!st)
-        return a->ctx->last_error.status;
+    wtd_state *st;
+    trowel_status s = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st, &st);
+    if (s != TROWEL_OK)
+        return s;
     a->priv = st;
     st->file_size = trowel_reader_size(r);
     uint8_t head[HEADER_BYTES];
-    trowel_status s = trowel_read_bytes(r, head, sizeof head);
+    s = trowel_read_bytes(r, head, sizeof head);
     if (s != TROWEL_OK) {
         trowel_error why = a->ctx->last_error;
         return trowel_fail(a->ctx, s, why.offset, "WTD header (%d bytes) is cut short: %s",
@@ -453,8 +453,8 @@ static trowel_status decode(trowel_archive *a, int32_t **grid, wtd_tree *tree,
         ;
     else if (trowel_mul_overflows(n, n, &cells) || trowel_mul_overflows(cells, 4, &cells))
         s = trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "terrain too large");
-    else if (!(c = trowel_mem_calloc(ctx, (size_t)n * n, sizeof *c)))
-        s = ctx->last_error.status;
+    else
+        s = trowel_mem_new_zeroed(ctx, (size_t)n * n, sizeof *c, &c);
     tree_reader t = {0};
     bit_reader b = {ctx, data, (uint64_t)(size / 4) * 32, HEADER_BITS};
     if (s == TROWEL_OK) {
@@ -783,9 +783,7 @@ static trowel_status load_heights(trowel_ctx *ctx, const trowel_create_params *p
         s = trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                         "%zu bytes are neither %lu 8-bit nor 16-bit samples", size,
                         (unsigned long)w * h);
-    } else if (!(m->v = trowel_mem_alloc(ctx, (size_t)w * h * 2))) {
-        s = ctx->last_error.status;
-    } else {
+    } else if ((s = trowel_mem_new(ctx, (size_t)w * h * 2, &m->v)) == TROWEL_OK) {
         bool wide = (uint64_t)w * h * 2 == size;
         for (size_t i = 0; i < (size_t)w * h; i++)
             m->v[i] = wide ? (uint16_t)(data[2 * i] | data[2 * i + 1] << 8) : data[i];
@@ -940,12 +938,11 @@ static trowel_status encode(trowel_ctx *ctx, int32_t *c, uint32_t n, const wtd_m
     size_t internal = node_index(t.levels, 0, 0);
     vertex_set v = {0};
     uint32_t *words = NULL;
-    t.max = trowel_mem_alloc(ctx, internal * sizeof *t.max);
-    t.size = t.max ? trowel_mem_alloc(ctx, internal * sizeof *t.size) : NULL;
-    if (!t.size) {
-        s = ctx->last_error.status;
+    s = trowel_mem_new(ctx, internal * sizeof *t.max, &t.max);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, internal * sizeof *t.size, &t.size);
+    if (s != TROWEL_OK)
         goto done;
-    }
     compute_max(&t);
     for (size_t i = 0; i < internal; i++)
         t.size[i] = INT32_MAX; /* the tool's starting guess */
@@ -964,10 +961,8 @@ static trowel_status encode(trowel_ctx *ctx, int32_t *c, uint32_t n, const wtd_m
     size_t nwords = (size_t)((bits + 31) / 32);
     if ((s = vertex_set_init(ctx, &v, n)) != TROWEL_OK)
         goto done;
-    if (!(words = trowel_mem_calloc(ctx, nwords, sizeof *words))) {
-        s = ctx->last_error.status;
+    if ((s = trowel_mem_new_zeroed(ctx, nwords, sizeof *words, &words)) != TROWEL_OK)
         goto done;
-    }
     /* The tree first (it counts the vertices), then the header in front. */
     bit_writer b = {words, HEADER_BITS};
     uint32_t significant = 0;
@@ -1033,10 +1028,11 @@ static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
                         (unsigned long)m.w, (unsigned long)m.h, (unsigned long)n,
                         (unsigned long)(m.w - 1));
     }
-    int32_t *c = trowel_mem_alloc(ctx, (size_t)n * n * sizeof *c);
-    if (!c) {
+    int32_t *c;
+    s = trowel_mem_new(ctx, (size_t)n * n * sizeof *c, &c);
+    if (s != TROWEL_OK) {
         trowel_mem_free(ctx, m.v);
-        return ctx->last_error.status;
+        return s;
     }
     /* Samples beyond the map repeat its last row and column. */
     for (uint32_t y = 0; y < n && s == TROWEL_OK; y++)

@@ -64,13 +64,17 @@ static trowel_status table_init(vertex_table *v, trowel_ctx *ctx, uint32_t n, si
     v->cap = 16;
     while (v->cap < most * 2)
         v->cap *= 2;
-    v->key = trowel_mem_alloc(ctx, v->cap * sizeof *v->key);
-    v->value = v->key ? trowel_mem_calloc(ctx, v->cap, sizeof *v->value) : NULL;
-    v->wavelet = v->value ? trowel_mem_calloc(ctx, v->cap, sizeof *v->wavelet) : NULL;
-    v->sum = v->wavelet ? trowel_mem_calloc(ctx, v->cap, sizeof *v->sum) : NULL;
-    v->order = v->sum ? trowel_mem_alloc(ctx, most * sizeof *v->order) : NULL;
-    if (!v->order)
-        return ctx->last_error.status;
+    trowel_status s = trowel_mem_new(ctx, v->cap * sizeof *v->key, &v->key);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, v->cap, sizeof *v->value, &v->value);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, v->cap, sizeof *v->wavelet, &v->wavelet);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new_zeroed(ctx, v->cap, sizeof *v->sum, &v->sum);
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, most * sizeof *v->order, &v->order);
+    if (s != TROWEL_OK)
+        return s;
     memset(v->key, 0xFF, v->cap * sizeof *v->key);
     return TROWEL_OK;
 }
@@ -265,9 +269,10 @@ static trowel_status synthesise(trowel_ctx *ctx, vertex_table *v, const wtd_tree
     add_vertices(v, t);
     if (t->count == 0)
         return TROWEL_OK;
-    size_t *idx = trowel_mem_alloc(ctx, t->count * sizeof *idx);
-    if (!idx)
-        return ctx->last_error.status;
+    size_t *idx;
+    trowel_status s = trowel_mem_new(ctx, t->count * sizeof *idx, &idx);
+    if (s != TROWEL_OK)
+        return s;
     /* Counting sort by side, largest first: level L holds side n >> L. */
     size_t start[17] = {0};
     for (size_t i = 0; i < t->count; i++) {
@@ -287,7 +292,7 @@ static trowel_status synthesise(trowel_ctx *ctx, vertex_table *v, const wtd_tree
         idx[fill[level]++] = i;
     }
     synth z = {.v = v, .n = t->n};
-    trowel_status s = TROWEL_OK;
+    s = TROWEL_OK;
     for (int l = 0; l < 16 && s == TROWEL_OK; l++) {
         size_t count = start[l + 1] - start[l];
         if (count == 0)
@@ -312,10 +317,9 @@ static trowel_status chain_push(chain *c, uint32_t vertex)
 {
     if (c->count == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 64;
-        uint32_t *grown = trowel_mem_realloc(c->ctx, c->at, cap * sizeof *grown);
-        if (!grown)
-            return c->ctx->last_error.status;
-        c->at = grown;
+        trowel_status s = trowel_mem_resize_array(c->ctx, &c->at, cap, sizeof *c->at);
+        if (s != TROWEL_OK)
+            return s;
         c->cap = cap;
     }
     c->at[c->count++] = vertex;
@@ -432,9 +436,9 @@ trowel_status trowel_wtd_tree_mesh(trowel_ctx *ctx, const wtd_tree *t, const wtd
     trowel_status s = table_init(&v, ctx, t->n, most);
     if (s == TROWEL_OK)
         s = synthesise(ctx, &v, t);
-    uint32_t *number = s == TROWEL_OK ? trowel_mem_alloc(ctx, v.cap * sizeof *number) : NULL;
-    if (s == TROWEL_OK && !number)
-        s = ctx->last_error.status;
+    uint32_t *number = NULL;
+    if (s == TROWEL_OK)
+        s = trowel_mem_new(ctx, v.cap * sizeof *number, &number);
     trowel_mesh mesh;
     trowel_mesh_init(&mesh, ctx, 0);
     static const float grey[3] = {0.5f, 0.5f, 0.5f};

@@ -78,9 +78,10 @@ trowel_status trowel_wtd_write_heights(trowel_ctx *ctx, const int32_t *c, uint32
                                        double coef_to_world, const char *mapping_hex,
                                        trowel_sink *out)
 {
-    uint8_t *px = trowel_mem_alloc(ctx, (size_t)w * h * 2);
-    if (!px)
-        return ctx->last_error.status;
+    uint8_t *px;
+    trowel_status s = trowel_mem_new(ctx, (size_t)w * h * 2, &px);
+    if (s != TROWEL_OK)
+        return s;
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             int64_t v = trowel_wtd_height_at(c, n, x, y) - r->offset;
@@ -103,7 +104,7 @@ trowel_status trowel_wtd_write_heights(trowel_ctx *ctx, const int32_t *c, uint32
         {"trowel:tres-wtd-extent", extent},
         {"trowel:tres-wtd-mapping", mapping_hex},
     };
-    trowel_status s = trowel_png_write_gray(ctx, out, w, h, 16, px, text, 6);
+    s = trowel_png_write_gray(ctx, out, w, h, 16, px, text, 6);
     trowel_mem_free(ctx, px);
     return s;
 }
@@ -122,9 +123,10 @@ trowel_status trowel_wtd_write_shaded(trowel_ctx *ctx, const int32_t *c, uint32_
 {
     wtd_range r;
     trowel_wtd_range(c, n, w, h, &r);
-    uint8_t *px = trowel_mem_alloc(ctx, (size_t)w * h);
-    if (!px)
-        return ctx->last_error.status;
+    uint8_t *px;
+    trowel_status s = trowel_mem_new(ctx, (size_t)w * h, &px);
+    if (s != TROWEL_OK)
+        return s;
     double k = m->coef_to_world, dx = fabs(m->quad_to_world[0]), dy = fabs(m->quad_to_world[2]);
     dx = dx > 0 && isfinite(dx) ? dx : 1;
     dy = dy > 0 && isfinite(dy) ? dy : 1;
@@ -151,7 +153,7 @@ trowel_status trowel_wtd_write_shaded(trowel_ctx *ctx, const int32_t *c, uint32_
         {"Description", "Trespasser WTD terrain, hill-shaded preview (north up, light from "
                         "the north-west); not heights: convert without -O shade=1 for those."},
     };
-    trowel_status s = trowel_png_write_gray(ctx, out, w, h, 8, px, text, 1);
+    s = trowel_png_write_gray(ctx, out, w, h, 8, px, text, 1);
     trowel_mem_free(ctx, px);
     return s;
 }
