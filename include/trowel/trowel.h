@@ -478,7 +478,8 @@ typedef enum trowel_option_type {
     TROWEL_OPTION_BOOL,       /* 0 or 1 */
     TROWEL_OPTION_UINT,       /* decimal digits, from min to max */
     TROWEL_OPTION_INT,        /* decimal digits after an optional '-', from min to max */
-    TROWEL_OPTION_CHOICE      /* one of choices */
+    TROWEL_OPTION_CHOICE,     /* one of choices */
+    TROWEL_OPTION_REAL        /* a finite decimal number ("0.5", "2e3"), from min to max */
 } trowel_option_type;
 
 /* One "-O key=value" option a format takes when it is read (extract),
@@ -493,8 +494,10 @@ typedef struct trowel_option_info {
                             separated; "create": a create option; NULL: a
                             reading option */
     trowel_option_type type;
-    int64_t min, max;    /* UINT and INT: the values allowed (both 0: any) */
-    const char *choices; /* CHOICE: the values allowed, '|' separated */
+    int64_t min, max;    /* UINT, INT and REAL: the values allowed (both 0: any;
+                            for UINT, any from 0) */
+    const char *choices; /* CHOICE: the values allowed, '|' separated; UINT and
+                            INT: words allowed beside the numbers ("none") */
     const char *def;     /* the value taken when the option is not given, as
                             text; NULL when it depends on the input or on
                             other options (the help says how) */

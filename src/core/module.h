@@ -157,6 +157,7 @@ bool trowel_option_given(const trowel_option_values *v, const char *key);
 uint64_t trowel_option_uint(const trowel_option_values *v, const char *key);
 int64_t trowel_option_int(const trowel_option_values *v, const char *key);
 bool trowel_option_bool(const trowel_option_values *v, const char *key);
+double trowel_option_real(const trowel_option_values *v, const char *key);
 const char *trowel_option_str(const trowel_option_values *v, const char *key);
 /* A repeatable option: each value given for key in turn, from *pos (start
  * at 0); NULL after the last. */

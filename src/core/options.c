@@ -12,6 +12,7 @@
 #include "module.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,15 +128,37 @@ static bool parse_number(trowel_option_type type, const char *text, int64_t *out
     return true;
 }
 
+/* Reads a decimal number with a fraction or exponent allowed. False when
+ * text is not one, is not finite, or has anything after it. */
+static bool parse_real(const char *text, double *out)
+{
+    if (!((text[0] >= '0' && text[0] <= '9') || text[0] == '-' || text[0] == '.'))
+        return false; /* no spaces, '+', "inf" or "nan" */
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || *end || end == text || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}
+
 /* True when text is a value the row allows. */
 static bool value_ok(const trowel_option_info *o, const char *text)
 {
     int64_t v;
+    double r;
     switch (o->type) {
+    case TROWEL_OPTION_REAL:
+        if (!parse_real(text, &r))
+            return false;
+        return (o->min == 0 && o->max == 0) || (r >= (double)o->min && r <= (double)o->max);
     case TROWEL_OPTION_BOOL:
         return strcmp(text, "0") == 0 || strcmp(text, "1") == 0;
     case TROWEL_OPTION_UINT:
     case TROWEL_OPTION_INT:
+        if (o->choices && word_in(o->choices, '|', text, strlen(text)) && !strchr(text, '|'))
+            return true; /* a word allowed beside the numbers ("none") */
         if (!parse_number(o->type, text, &v))
             return false;
         if (o->min == 0 && o->max == 0)
@@ -161,6 +184,13 @@ static trowel_status bad_value(trowel_ctx *ctx, const char *owner, const trowel_
     case TROWEL_OPTION_CHOICE:
         snprintf(takes, sizeof takes, "one of %s", o->choices ? o->choices : o->value);
         break;
+    case TROWEL_OPTION_REAL:
+        if (o->min == 0 && o->max == 0)
+            snprintf(takes, sizeof takes, "a decimal number");
+        else
+            snprintf(takes, sizeof takes, "a decimal number from %lld to %lld",
+                     (long long)o->min, (long long)o->max);
+        break;
     default:
         if (o->min == 0 && o->max == 0)
             snprintf(takes, sizeof takes, "%s",
@@ -168,6 +198,10 @@ static trowel_status bad_value(trowel_ctx *ctx, const char *owner, const trowel_
         else
             snprintf(takes, sizeof takes, "a number from %lld to %lld", (long long)o->min,
                      (long long)o->max);
+        if (o->choices) {
+            size_t used = strlen(takes);
+            snprintf(takes + used, sizeof takes - used, ", or %s", o->choices);
+        }
         break;
     }
     return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "option '%s' %s: %s= takes %s",
@@ -266,6 +300,15 @@ uint64_t trowel_option_uint(const trowel_option_values *v, const char *key)
 int64_t trowel_option_int(const trowel_option_values *v, const char *key)
 {
     return number_of(v, key);
+}
+
+double trowel_option_real(const trowel_option_values *v, const char *key)
+{
+    const char *text = trowel_option_str(v, key);
+    double r = 0;
+    if (text && !parse_real(text, &r))
+        r = 0;
+    return r;
 }
 
 bool trowel_option_bool(const trowel_option_values *v, const char *key)

@@ -85,22 +85,20 @@ static trowel_status option_index(trowel_ctx *ctx, const char *const *opts, size
                                   const char *key, unsigned long count, const char *thing,
                                   unsigned long *v, bool *given)
 {
-    const char *text = trowel_options_get(opts, nopts, key);
+    /* core has checked the value against the row (a number; for
+     * transparent=, or "none", which the caller takes first) */
+    trowel_option_values o = trowel_option_values_of(NULL, NULL, opts, nopts);
     if (given)
-        *given = text != NULL;
-    if (!text)
+        *given = trowel_option_given(&o, key);
+    if (!trowel_option_given(&o, key))
         return TROWEL_OK;
-    char *end;
-    errno = 0;
-    unsigned long n = strtoul(text, &end, 10);
-    if (!isdigit((unsigned char)text[0]) || *end || errno)
-        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "%s=%s: expected a %s number (from 0)", key, text, thing);
+    uint64_t n = trowel_option_uint(&o, key);
     if (n >= count)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                           "%s=%lu: this file has %lu %s%s (0 to %lu)", key, n, count, thing,
-                           count == 1 ? "" : "s", count - 1);
-    *v = n;
+                           "%s=%llu: this file has %lu %s%s (0 to %lu)", key,
+                           (unsigned long long)n, count, thing, count == 1 ? "" : "s",
+                           count - 1);
+    *v = (unsigned long)n;
     return TROWEL_OK;
 }
 

@@ -74,7 +74,7 @@ trowel_status trowel_image_atlas(const trowel_frames *f, const trowel_sheet *pla
      .type = TROWEL_OPTION_UINT},                                                            \
     {"palette", "FILE", palette_help, "png", .type = TROWEL_OPTION_STRING},                   \
     {"transparent", "N|none", "the colour index drawn transparent (none: every colour opaque)", \
-     "png", .type = TROWEL_OPTION_STRING},                                                   \
+     "png", .type = TROWEL_OPTION_UINT, .choices = "none"},                                   \
     {"columns", "N", "frames per row of the sheet (default: about square)", "png",            \
      .type = TROWEL_OPTION_UINT, .min = 0, .max = 4096}
 

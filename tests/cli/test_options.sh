@@ -71,4 +71,24 @@ else
     skip "jq is needed to read formats --json"
 fi
 
+# REAL rows (a decimal number in a range), and a number that may be a word
+head -c $((37 * 21 * 2)) /dev/zero >flat.raw
+bad_value "tres-wtd scale= not a decimal number" \
+    "t.wtd: option 'scale=1,5' for creating tres-wtd: scale= takes a decimal number from 0 to 1000000" \
+    t.wtd "$TROWEL" create -t tres-wtd -o t.wtd -O width=37 -O height=21 -O scale=1,5 flat.raw
+bad_value "tres-wtd spacing=0 (the mapping divides by it)" \
+    "t.wtd: spacing= takes a positive number of metres, not '0'" \
+    t.wtd "$TROWEL" create -t tres-wtd -o t.wtd -O width=37 -O height=21 -O spacing=0 flat.raw
+run "$TROWEL" create -t tres-wtd -o t.wtd -O width=37 -O height=21 -O scale=2.5e-1 flat.raw
+assert_rc "tres-wtd scale=2.5e-1 is a number" 0
+run "$TROWEL" info --json t.wtd
+assert_contains "scale=2.5e-1 reaches the mapping" "$OUT" "0.25"
+{ printf 'SET\x00\x00\x01'; printf '\x00\x00\x00\x00\x00\x08\x00\x01\x00\x04\x00\x00\x00\x00\x00\x00'
+  printf '\x80'; head -c 7 /dev/zero; } >ROBOT.SET
+run "$TROWEL" convert ROBOT.SET -o none.png -O transparent=none
+assert_rc "cine-set transparent=none is allowed beside the numbers" 0
+bad_value "cine-set transparent= neither a number nor none" \
+    "ROBOT.SET: option 'transparent=nothing' for cine-set to png: transparent= takes a number from 0 up, or none" \
+    bad.png "$TROWEL" convert ROBOT.SET -o bad.png -O transparent=nothing
+
 finish

@@ -166,7 +166,7 @@ assert_contains "costume=99: message" "$ERR" "no costume number 99 in this game"
 assert_no_file "costume=99: nothing left" none
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=x -o none
 assert_usage_error "costume=x"
-assert_contains "costume=x: message" "$ERR" "costume=x: not a costume number (0 to 65535)"
+assert_contains "costume=x: message" "$ERR" "costume= takes a number from 0 to 65535"
 assert_no_file "costume=x: nothing left" none
 run "$TROWEL" convert "$OQ/tentacle.001" --to png -O costume=006 -o six
 assert_rc "costume=006" 0

@@ -120,6 +120,52 @@ static const trowel_option_info demo_rows[] = {
     {NULL},
 };
 
+/* A real number in a range, and a number that may also be a word. */
+static const trowel_option_info more_rows[] = {
+    {"metres", "M", "a length", "create", .type = TROWEL_OPTION_REAL, .min = 0, .max = 1000},
+    {"index", "N|none", "a number or none", "create", .type = TROWEL_OPTION_UINT,
+     .max = 255, .choices = "none"},
+    {NULL},
+};
+
+static void more_refused(trowel_ctx *ctx, const char *opt, const char *message)
+{
+    trowel_option_values v;
+    const char *opts[] = {opt};
+    CHECK(trowel_options_parse_rows(ctx, "demo", more_rows, "create", opts, 1, &v) ==
+          TROWEL_ERR_USAGE);
+    CHECK_STR(trowel_ctx_last_error(ctx)->message, message);
+}
+
+static void test_real_and_number_or_word(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *bad_reals[] = {"metres=", "metres=x", "metres=1.5m", "metres= 2", "metres=+2",
+                               "metres=inf", "metres=nan", "metres=1001", "metres=-0.5",
+                               "metres=1e400"};
+    for (size_t i = 0; i < sizeof bad_reals / sizeof bad_reals[0]; i++) {
+        char want[160];
+        snprintf(want, sizeof want,
+                 "option '%s' for creating demo: metres= takes a decimal number from 0 to 1000",
+                 bad_reals[i]);
+        more_refused(ctx, bad_reals[i], want);
+    }
+    more_refused(ctx, "index=256",
+                 "option 'index=256' for creating demo: index= takes a number from 0 to 255, or none");
+    more_refused(ctx, "index=nonе", /* a look-alike: the last letter is Cyrillic */
+                 "option 'index=nonе' for creating demo: index= takes a number from 0 to 255, or none");
+    trowel_option_values v;
+    const char *good[] = {"metres=2.5", "index=none"};
+    CHECK(trowel_options_parse_rows(ctx, "demo", more_rows, "create", good, 2, &v) == TROWEL_OK);
+    CHECK(trowel_option_real(&v, "metres") == 2.5);
+    CHECK_STR(trowel_option_str(&v, "index"), "none");
+    const char *exp[] = {"metres=.5e1", "index=7"};
+    CHECK(trowel_options_parse_rows(ctx, "demo", more_rows, "create", exp, 2, &v) == TROWEL_OK);
+    CHECK(trowel_option_real(&v, "metres") == 5.0);
+    CHECK(trowel_option_uint(&v, "index") == 7);
+    trowel_ctx_free(ctx);
+}
+
 /* Parses opts against demo_rows for create: the status, and the message
  * in msg when it fails. */
 static trowel_status demo_parse(trowel_ctx *ctx, const char *const *opts, size_t n,
@@ -255,4 +301,5 @@ static void test_create_checks_the_create_rows(void)
 
 TEST_MAIN(TEST(test_option_rows_are_complete_and_for_real_targets),
           TEST(test_convert_checks_keys_against_the_table), TEST(test_each_type_is_checked),
+          TEST(test_real_and_number_or_word),
           TEST(test_typed_values_and_defaults), TEST(test_create_checks_the_create_rows))

@@ -918,34 +918,29 @@ static void report_bad_costume(trowel_archive *a, size_t i, size_t nth)
                     (unsigned long long)at);
 }
 
+static const trowel_option_info res_options[] = {
+    {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif",
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = UINT16_MAX},
+    {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif",
+     .type = TROWEL_OPTION_STRING},
+    {"room", "N", "colours from room N's palette (default: the costume's room, or else the "
+                  "first room whose palette shows it)", "png gif",
+     .type = TROWEL_OPTION_UINT, .min = 0, .max = ROOM_SLOTS - 1},
+    SCUMM_COSTUME_OPTIONS,
+    {NULL}};
+
 static trowel_status res_convert_folder(trowel_archive *a, const char *target,
                                         const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
     const res_state *st = a->priv;
-    const char *text = trowel_options_get(opts, nopts, "costume");
-    const char *name = trowel_options_get(opts, nopts, "entry");
-    const char *room_text = trowel_options_get(opts, nopts, "room");
-    long number = -1, room = -1;
-    if (room_text) {
-        char *end;
-        errno = 0;
-        room = strtol(room_text, &end, 10);
-        if (end == room_text || *end || errno || room < 0 || room >= ROOM_SLOTS)
-            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "room=%s: not a room number (0 to 255)", room_text);
-        if (trowel_options_get(opts, nopts, "palette"))
-            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "room=%s and palette=FILE both choose the palette: give one",
-                               room_text);
-    }
-    if (text) {
-        char *end;
-        errno = 0;
-        number = strtol(text, &end, 10);
-        if (end == text || *end || errno || number < 0 || number > UINT16_MAX)
-            return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                               "costume=%s: not a costume number (0 to 65535)", text);
-    }
+    /* core has checked costume= and room= against the rows: numbers in range */
+    trowel_option_values o = trowel_option_values_of(res_options, target, opts, nopts);
+    const char *name = trowel_option_str(&o, "entry");
+    long number = trowel_option_given(&o, "costume") ? (long)trowel_option_uint(&o, "costume") : -1;
+    long room = trowel_option_given(&o, "room") ? (long)trowel_option_uint(&o, "room") : -1;
+    if (room >= 0 && trowel_option_given(&o, "palette"))
+        return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "room=%ld and palette=FILE both choose the palette: give one", room);
     size_t tried = 0, failed = 0;
     for (size_t i = 0; i < a->entry_count; i++) {
         if (!is_costume(st, i) || !wanted(a, i, number, name))
@@ -972,25 +967,17 @@ static trowel_status res_convert_folder(trowel_archive *a, const char *target,
                            tried - failed);
     if (tried > 0)
         return TROWEL_OK;
-    if (text || name)
+    if (number >= 0)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
-                           "no costume %s%s in this game (see trowel list)",
-                           text ? "number " : "named ", text ? text : name);
+                           "no costume number %ld in this game (see trowel list)", number);
+    if (name)
+        return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
+                           "no costume named %s in this game (see trowel list)", name);
     return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                        "no costumes (COST or AKOS blocks) in this game%s",
                        st->has_data ? "" : ": its data file was not found");
 }
 
-static const trowel_option_info res_options[] = {
-    {"costume", "N", "convert only costume N (its number in the index, as in cost002)", "png gif",
-     .type = TROWEL_OPTION_STRING}, /* checked in res_convert_folder, naming costumes */
-    {"entry", "NAME", "convert only the costume entry NAME (e.g. room06/cost002.cost)", "png gif",
-     .type = TROWEL_OPTION_STRING},
-    {"room", "N", "colours from room N's palette (default: the costume's room, or else the "
-                  "first room whose palette shows it)", "png gif",
-     .type = TROWEL_OPTION_STRING}, /* checked in res_convert_folder, naming rooms */
-    SCUMM_COSTUME_OPTIONS,
-    {NULL}};
 
 /* ---------------------------------------------------------------- table */
 

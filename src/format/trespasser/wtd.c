@@ -547,9 +547,9 @@ static const trowel_option_info wtd_options[] = {
     {"height", "H", "height of a raw 8/16-bit height map", "create", .type = TROWEL_OPTION_UINT,
      .min = 1, .max = TROWEL_WAVELET_MAX_SIDE},
     {"scale", "M", "metres per height unit (default 1, or a PNG's trowel:coef-to-world)",
-     "create", .type = TROWEL_OPTION_STRING},
-    {"spacing", "M", "metres between samples (default 1)", "create",
-     .type = TROWEL_OPTION_STRING},
+     "create", .type = TROWEL_OPTION_REAL, .min = 0, .max = 1000000},
+    {"spacing", "M", "metres between samples (default 1)", "create", .type = TROWEL_OPTION_REAL,
+     .min = 0, .max = 1000000},
     {NULL},
 };
 
@@ -899,17 +899,20 @@ static void write_branch(const tree_sizes *t, bit_writer *b, unsigned d, uint32_
     }
 }
 
-static trowel_status option_float(trowel_ctx *ctx, const trowel_create_params *p,
-                                  const char *key, float *out)
+/* A length in metres: core has checked it is a number from 0 to 1e6; the
+ * mapping divides by it, so 0 is refused here. */
+static trowel_status option_metres(trowel_ctx *ctx, const trowel_create_params *p,
+                                   const char *key, float *out)
 {
-    const char *v = trowel_options_get(p->options, p->option_count, key);
-    if (!v)
+    trowel_option_values o =
+        trowel_option_values_of(wtd_options, "create", p->options, p->option_count);
+    if (!trowel_option_given(&o, key))
         return TROWEL_OK;
-    char *end;
-    double x = strtod(v, &end);
-    if (end == v || *end || !(x > 0) || x > 1e6)
+    double x = trowel_option_real(&o, key);
+    if (!(x > 0))
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
-                           "%s= takes a positive number of metres, not '%s'", key, v);
+                           "%s= takes a positive number of metres, not '%s'", key,
+                           trowel_option_str(&o, key));
     *out = (float)x;
     return TROWEL_OK;
 }
@@ -1003,8 +1006,8 @@ static trowel_status wtd_create(trowel_ctx *ctx, const trowel_create_params *p,
                            "a WTD terrain is made from exactly one height map (%zu given)",
                            p->source_count);
     float scale = 1.0f, spacing = 1.0f;
-    if ((s = option_float(ctx, p, "scale", &scale)) ||
-        (s = option_float(ctx, p, "spacing", &spacing)))
+    if ((s = option_metres(ctx, p, "scale", &scale)) ||
+        (s = option_metres(ctx, p, "spacing", &spacing)))
         return s;
     height_map m = {.scale = 1};
     if ((s = load_heights(ctx, p, &m)) != TROWEL_OK)
