@@ -139,21 +139,42 @@ static bool unicode_escape(trowel_json_pull *p)
     return append(p, u, n);
 }
 
+/* Where a run of bytes a string holds as they are ends: at the first '"',
+ * '\\' or control byte from pos (len when there is none). Eight bytes at a
+ * time while none of the eight can be one: names and text in game JSON are
+ * long runs of plain bytes, and this is the reader's busiest loop. */
+static size_t plain_run_end(const char *t, size_t pos, size_t len)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    while (len - pos >= 8) {
+        uint64_t w;
+        memcpy(&w, t + pos, sizeof w);
+        uint64_t quote = w ^ (ones * '"'), slash = w ^ (ones * '\\');
+        /* some byte of x is 0 exactly when (x - ones) & ~x & highs is not 0;
+         * (w - 0x20 in each byte) & ~w & highs, when some byte is below 0x20 */
+        uint64_t stop = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
+                        ((w - ones * 0x20) & ~w);
+        if (stop & highs)
+            break;
+        pos += 8;
+    }
+    while (pos < len) {
+        unsigned char c = (unsigned char)t[pos];
+        if (c == '"' || c == '\\' || c < 0x20)
+            break;
+        pos++;
+    }
+    return pos;
+}
+
 /* The string starting at pos (its opening quote), decoded into str. */
 static bool read_string(trowel_json_pull *p)
 {
     size_t start = p->pos++;
     p->str_len = 0;
     for (;;) {
-        size_t run = p->pos, pos = p->pos, len = p->len;
-        const char *t = p->text;
-        while (pos < len) {
-            unsigned char c = (unsigned char)t[pos];
-            if (c == '"' || c == '\\' || c < 0x20)
-                break;
-            pos++;
-        }
-        p->pos = pos;
+        size_t run = p->pos;
+        p->pos = plain_run_end(p->text, p->pos, p->len);
         if (!append(p, p->text + run, p->pos - run))
             return false;
         if (p->pos == p->len)
