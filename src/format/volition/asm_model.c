@@ -100,6 +100,56 @@ static trowel_status read_remaps(trowel_reader *r, vol_asm *m, int which)
     return TROWEL_OK;
 }
 
+/* True when the n bytes at s are all printable ASCII (0x20-0x7E), tested
+ * eight at a time (a large ASM has megabytes of names): a word holds a
+ * byte below 0x20 when (x - 0x20..20) & ~x has a top bit set, and one
+ * above 0x7E when (x + 0x01..01) | x has. Both tests are exact as to
+ * whether there is such a byte. */
+static bool all_printable(const uint8_t *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
+    size_t i = 0;
+    for (; n - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, 8);
+        if (((x - 0x20 * ones) & ~x & tops) || (((x + ones) | x) & tops))
+            return false;
+    }
+    for (; i < n; i++)
+        if (s[i] < 0x20 || s[i] >= 0x7F)
+            return false;
+    return true;
+}
+
+/* One primitive's name (len bytes at name, at offset at of the input) and
+ * fixed fields (at f), checked and copied into p; the name goes into the
+ * container's name block at *names when it has one. */
+static trowel_status take_primitive(trowel_ctx *ctx, uint16_t version, const uint8_t *name,
+                                    size_t len, const uint8_t *f, uint64_t at,
+                                    vol_asm_primitive *p, char **names)
+{
+    bool printable = all_printable(name, len); /* the fast test; the slow one says where */
+    for (size_t j = 0; !printable && j < len; j++)
+        if (name[j] < 0x20 || name[j] >= 0x7F)
+            return trowel_fail(ctx, TROWEL_ERR_CORRUPT, at + j,
+                               "a name holds byte 0x%02X (names are printable ASCII)", name[j]);
+    if (*names) { /* the container's name block has room: counted for it */
+        p->name = *names;
+        *names += len + 1;
+    } else {
+        trowel_status s = trowel_mem_new(ctx, len + 1, &p->name);
+        if (s != TROWEL_OK)
+            return s;
+    }
+    memcpy(p->name, name, len);
+    p->name[len] = '\0';
+    p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
+    p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
+    if (has_remaps(version))
+        p->alloc_group = f[12];
+    return TROWEL_OK;
+}
+
 /* A primitive that lies in one span of the input (nearly all do), read
  * from it at once: the checks of read_primitive, a few calls instead of
  * one a field (an ASM holds up to 100,000s of primitives). False, with
@@ -116,25 +166,9 @@ static bool read_primitive_span(trowel_reader *r, uint16_t version, vol_asm_prim
         trowel_reader_peek(r, need, &b) != TROWEL_OK)
         return false;
     const uint8_t *name = b + 2, *f = b + 2 + len;
-    for (size_t i = 0; i < len; i++)
-        if (name[i] < 0x20 || name[i] >= 0x7F) {
-            *s = trowel_fail(r->ctx, TROWEL_ERR_CORRUPT, trowel_reader_abs(r) + 2 + i,
-                             "a name holds byte 0x%02X (names are printable ASCII)", name[i]);
-            return true;
-        }
-    if (*names) { /* the container's name block has room: counted for it */
-        p->name = *names;
-        *names += len + 1;
-    } else if ((*s = trowel_mem_new(r->ctx, len + 1, &p->name)) != TROWEL_OK) {
-        return true;
-    }
-    memcpy(p->name, name, len);
-    p->name[len] = '\0';
-    p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
-    p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
-    if (has_remaps(version))
-        p->alloc_group = f[12];
-    *s = trowel_reader_skip(r, need);
+    *s = take_primitive(r->ctx, version, name, len, f, trowel_reader_abs(r) + 2, p, names);
+    if (*s == TROWEL_OK)
+        *s = trowel_reader_skip(r, need);
     return true;
 }
 
@@ -206,26 +240,6 @@ static trowel_status read_container_middle(trowel_reader *r, uint16_t version,
     return TROWEL_OK;
 }
 
-/* True when the n bytes at s are all printable ASCII (0x20-0x7E), tested
- * eight at a time (a large ASM has megabytes of names): a word holds a
- * byte below 0x20 when (x - 0x20..20) & ~x has a top bit set, and one
- * above 0x7E when (x + 0x01..01) | x has. Both tests are exact as to
- * whether there is such a byte. */
-static bool all_printable(const uint8_t *s, size_t n)
-{
-    const uint64_t ones = 0x0101010101010101u, tops = 0x8080808080808080u;
-    size_t i = 0;
-    for (; n - i >= 8; i += 8) {
-        uint64_t x;
-        memcpy(&x, s + i, 8);
-        if (((x - 0x20 * ones) & ~x & tops) || (((x + ones) | x) & tops))
-            return false;
-    }
-    for (; i < n; i++)
-        if (s[i] < 0x20 || s[i] >= 0x7F)
-            return false;
-    return true;
-}
 
 /* How many whole primitives (at most want) lie at the start of the n
  * bytes at b: their bytes in *used, their names' bytes (each with its NUL)
@@ -297,25 +311,9 @@ static trowel_status primitives_from_span(trowel_ctx *ctx, uint16_t version, con
     for (uint32_t i = 0; i < k; i++, p++) {
         size_t len = (size_t)b[pos] | (size_t)b[pos + 1] << 8;
         const uint8_t *name = b + pos + 2, *f = name + len;
-        bool unprintable = !all_printable(name, len);
-        for (size_t j = 0; unprintable && j < len; j++)
-            if (name[j] < 0x20 || name[j] >= 0x7F)
-                return trowel_fail(ctx, TROWEL_ERR_CORRUPT, at + pos + 2 + j,
-                                   "a name holds byte 0x%02X (names are printable ASCII)",
-                                   name[j]);
-        trowel_status s;
-        if (*names) { /* the container's name block has room: counted for it */
-            p->name = *names;
-            *names += len + 1;
-        } else if ((s = trowel_mem_new(ctx, len + 1, &p->name)) != TROWEL_OK) {
+        trowel_status s = take_primitive(ctx, version, name, len, f, at + pos + 2, p, names);
+        if (s != TROWEL_OK)
             return s;
-        }
-        memcpy(p->name, name, len);
-        p->name[len] = '\0';
-        p->type = f[0], p->allocator = f[1], p->flags = f[2], p->split_ext = f[3];
-        p->cpu_size = le32(f + 4), p->gpu_size = le32(f + 8);
-        if (has_remaps(version))
-            p->alloc_group = f[12];
         pos += 2 + len + fixed;
     }
     return TROWEL_OK;
