@@ -18,12 +18,17 @@
 TIMEFORMAT='%3R %3U %3S'
 median() { sort -n | awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
                                                 printf "%.4f\n", m }'; }
+# BENCH_REPEAT=R (default 1): each timed run is R back-to-back runs of the
+# command (o.run removed before each, on both sides alike), and the times
+# are divided by R: for commands of a few milliseconds, whose single times
+# the shell's millisecond clock cannot tell apart.
 time_one() { # OUT_FILE COMMAND: appends "wall cpu"
     rm -rf o.run
     sync
-    local t
-    t=$( { time eval "$2" >/dev/null 2>&1; } 2>&1 )
-    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%s %.3f\n", a[1], a[2] + a[3] }' >>"$1"
+    local t reps=${BENCH_REPEAT:-1}
+    t=$( { time eval "for ((rep = 0; rep < $reps; rep++)); do rm -rf o.run; $2; done" \
+        >/dev/null 2>&1; } 2>&1 )
+    awk -v t="$t" -v r="$reps" 'BEGIN { split(t, a, " "); printf "%.5f %.5f\n", a[1] / r, (a[2] + a[3]) / r }' >>"$1"
 }
 pair() {
     rm -f "$1.a" "$1.b"

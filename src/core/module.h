@@ -33,7 +33,7 @@ struct trowel_format {
      * targets "create"), as lines; NULL or "" if nothing. */
     const char *create_options;
     const char *convert_targets; /* besides "json", "" if none */
-    /* Reading, convert and create options (-O), ending with a {NULL} row;
+    /* Reading, convert and create options (-O), ending with a {0} row;
      * NULL: none. The archive layer checks options against it before
      * set_options, convert or create runs, so those only read the values
      * (trowel_options_parse and the typed getters). */

@@ -117,7 +117,7 @@ static const trowel_option_info demo_rows[] = {
     {"kind", "a|bb|c", "a choice", "create", .type = TROWEL_OPTION_CHOICE, .def = "bb"},
     {"name", "NAME", "text, repeatable", "create", .type = TROWEL_OPTION_STRING},
     {"raw", "0|1", "a reading option", NULL, .type = TROWEL_OPTION_BOOL},
-    {NULL},
+    {0},
 };
 
 /* A real number in a range, and a number that may also be a word. */
@@ -125,7 +125,7 @@ static const trowel_option_info more_rows[] = {
     {"metres", "M", "a length", "create", .type = TROWEL_OPTION_REAL, .min = 0, .max = 1000},
     {"index", "N|none", "a number or none", "create", .type = TROWEL_OPTION_UINT,
      .max = 255, .choices = "none"},
-    {NULL},
+    {0},
 };
 
 static void more_refused(trowel_ctx *ctx, const char *opt, const char *message)

@@ -82,7 +82,7 @@ static trowel_status ani_convert(trowel_archive *a, const char *target, const ch
 }
 
 
-static const trowel_option_info ani_options[] = {CINE_PNG_OPTIONS, {NULL}};
+static const trowel_option_info ani_options[] = {CINE_PNG_OPTIONS, {0}};
 
 const trowel_format trowel_format_cine_ani = {
     .id = "cine-ani",

@@ -190,7 +190,7 @@ static trowel_status bg_convert(trowel_archive *a, const char *target, const cha
 }
 
 
-static const trowel_option_info bg_options[] = {CINE_PNG_OPTIONS, {NULL}};
+static const trowel_option_info bg_options[] = {CINE_PNG_OPTIONS, {0}};
 
 const trowel_format trowel_format_cine_bg = {
     .id = "cine-bg",

@@ -209,7 +209,7 @@ static const trowel_option_info font_options[] = {
     CINE_PNG_OPTIONS,
     {"columns", "N", "glyphs per row of the map (default 16)", "glyphmap",
      .type = TROWEL_OPTION_UINT, .min = 0, .max = 4096, .def = "16"},
-    {NULL},
+    {0},
 };
 
 const trowel_format trowel_format_cine_font = {

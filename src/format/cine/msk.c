@@ -72,7 +72,7 @@ static trowel_status msk_convert(trowel_archive *a, const char *target, const ch
 }
 
 
-static const trowel_option_info msk_options[] = {CINE_PNG_OPTIONS, {NULL}};
+static const trowel_option_info msk_options[] = {CINE_PNG_OPTIONS, {0}};
 
 const trowel_format trowel_format_cine_msk = {
     .id = "cine-msk",

@@ -367,7 +367,7 @@ static const trowel_option_info part_options[] = {
     {.key = "method", .value = "auto|stored",
      .help = "pack entries where that shrinks them (default), or store every entry as it is",
      .targets = "create", .type = TROWEL_OPTION_CHOICE, .def = "auto"},
-    {NULL},
+    {0},
 };
 
 typedef struct new_entry {

@@ -71,7 +71,7 @@ static trowel_status sample_open(trowel_archive *a, trowel_reader *r)
 static const trowel_option_info sample_options[] = {
     {"rate", "N", "samples per second written in the WAV header (default 8287)", "wav",
      .type = TROWEL_OPTION_UINT, .min = 1, .max = MAX_RATE, .def = "8287"},
-    {NULL},
+    {0},
 };
 
 static trowel_status sample_convert(trowel_archive *a, const char *target, const char *const *opts,

@@ -214,7 +214,7 @@ static trowel_status set_convert(trowel_archive *a, const char *target, const ch
 }
 
 
-static const trowel_option_info set_options[] = {CINE_PNG_OPTIONS, {NULL}};
+static const trowel_option_info set_options[] = {CINE_PNG_OPTIONS, {0}};
 
 const trowel_format trowel_format_cine_set = {
     .id = "cine-set",

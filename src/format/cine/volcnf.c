@@ -537,7 +537,7 @@ static const trowel_option_info vol_options[] = {
      .type = TROWEL_OPTION_BOOL, .def = "0"},
     {.key = "disk", .value = "N", .help = "disk number recorded for every volume (default 1)",
      .targets = "create", .type = TROWEL_OPTION_UINT, .min = 0, .max = 32767, .def = "1"},
-    {NULL},
+    {0},
 };
 
 static const char *base_name(const char *path)

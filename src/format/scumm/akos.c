@@ -367,7 +367,7 @@ static trowel_status akos_open(trowel_archive *a, trowel_reader *r)
     return scumm_costume_open(a, r, scumm_akos_decode);
 }
 
-static const trowel_option_info akos_options[] = {SCUMM_COSTUME_OPTIONS, {NULL}};
+static const trowel_option_info akos_options[] = {SCUMM_COSTUME_OPTIONS, {0}};
 
 const trowel_format trowel_format_scumm_akos = {
     .id = "scumm-akos",

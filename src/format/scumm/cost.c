@@ -375,7 +375,7 @@ static trowel_status cost_open(trowel_archive *a, trowel_reader *r)
 
 #include "create_cost.inc"
 
-static const trowel_option_info cost_options[] = {SCUMM_COSTUME_OPTIONS, {NULL}};
+static const trowel_option_info cost_options[] = {SCUMM_COSTUME_OPTIONS, {0}};
 
 const trowel_format trowel_format_scumm_cost = {
     .id = "scumm-cost",

@@ -927,7 +927,7 @@ static const trowel_option_info res_options[] = {
                   "first room whose palette shows it)", "png gif",
      .type = TROWEL_OPTION_UINT, .min = 0, .max = ROOM_SLOTS - 1},
     SCUMM_COSTUME_OPTIONS,
-    {NULL}};
+    {0}};
 
 static trowel_status res_convert_folder(trowel_archive *a, const char *target,
                                         const char *const *opts, size_t nopts, trowel_outdir *dir)

@@ -852,7 +852,7 @@ static const trowel_option_info groff_options[] = {
      "obj glb mtl", .type = TROWEL_OPTION_STRING},
     {"mtl", "NAME", "the material library the OBJ names (default: the input's name + .mtl)",
      "obj", .type = TROWEL_OPTION_STRING},
-    {NULL},
+    {0},
 };
 
 const trowel_format trowel_format_groff = {

@@ -241,7 +241,7 @@ static const trowel_option_info szdd_options[] = {
     {.key = "missing", .value = "C|none",
      .help = "the name's last character to record (default: the source name's, in lower case)",
      .targets = "create"},
-    {NULL},
+    {0},
 };
 
 /* The settings for a new file: options override the manifest, which

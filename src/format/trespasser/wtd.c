@@ -550,7 +550,7 @@ static const trowel_option_info wtd_options[] = {
      "create", .type = TROWEL_OPTION_REAL, .min = 0, .max = 1000000},
     {"spacing", "M", "metres between samples (default 1)", "create", .type = TROWEL_OPTION_REAL,
      .min = 0, .max = 1000000},
-    {NULL},
+    {0},
 };
 
 /* --------------------------------------------------------------- convert */

@@ -648,7 +648,7 @@ static const trowel_option_info vsif_options[] = {
     {"base", "IMAGE", "start from IMAGE; sources add or replace scenes, the rest are kept as "
                       "stored (bytes, summaries, string pool order)", "create",
      .type = TROWEL_OPTION_STRING},
-    {NULL},
+    {0},
 };
 
 const trowel_format trowel_format_vsif = {

@@ -797,7 +797,7 @@ static const trowel_option_info vpp_options[] = {
     {"asm", "FILE.asm_pc",
      "also update FILE's container named after the output (base offset, read size, primitive "
      "sizes), rewritten in place together with it", "create", .type = TROWEL_OPTION_STRING},
-    {NULL},
+    {0},
 };
 
 static bool json_get(json_object *m, const char *key, json_object **v)
