@@ -43,9 +43,27 @@ static trowel_jp_token fail(trowel_json_pull *p, size_t at, const char *expected
 
 /* Locals, not p's fields, in the loops below: the text is chars, which may
  * alias anything, so the compiler would otherwise store pos every byte. */
+/* How many of the eight bytes at t are spaces before the first that is
+ * not (8: all are). The indentation of pretty JSON is most of its bytes. */
+static size_t leading_spaces(const char *t)
+{
+    uint64_t w;
+    memcpy(&w, t, sizeof w);
+    uint64_t other = w ^ 0x2020202020202020u; /* 0 in each byte that is a space */
+    if (!other)
+        return 8;
+#if defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return (size_t)__builtin_ctzll(other) / 8; /* the first byte is the lowest */
+#else
+    size_t n = 0;
+    while (t[n] == ' ')
+        n++;
+    return n;
+#endif
+}
+
 static void skip_space(trowel_json_pull *p)
 {
-    static const char eight_spaces[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
     const char *t = p->text;
     size_t pos = p->pos, len = p->len;
     while (pos < len) {
@@ -53,9 +71,9 @@ static void skip_space(trowel_json_pull *p)
         if (c > ' ' || (c != ' ' && c != '\n' && c != '\r' && c != '\t'))
             break;
         pos++;
-        /* Indentation: eight spaces at a time. */
-        while (len - pos >= 8 && memcmp(t + pos, eight_spaces, 8) == 0)
-            pos += 8;
+        /* Indentation: eight bytes at a time. */
+        for (size_t n = 8; n == 8 && len - pos >= 8; pos += n)
+            n = leading_spaces(t + pos);
     }
     p->pos = pos;
 }
@@ -373,6 +391,10 @@ int trowel_jp_uint(const trowel_json_pull *p, uint64_t *out)
         return TROWEL_JP_FRACTION;
     size_t i = p->num[0] == '-';
     uint64_t v = 0;
+    if (p->num_len - i <= 19) { /* 19 digits cannot pass UINT64_MAX */
+        for (; i < p->num_len; i++)
+            v = v * 10 + (unsigned)(p->num[i] - '0');
+    }
     for (; i < p->num_len; i++) {
         unsigned d = (unsigned)(p->num[i] - '0');
         v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;

@@ -47,7 +47,8 @@ struct trowel_writer {
     trowel_sink *out;
     char **options;
     size_t option_count;
-    char *manifest_json;
+    const char *manifest_json; /* manifest_owned, or trowel_create's caller's text */
+    char *manifest_owned;
     char *base_dir;
     trowel_input *companion_in;
     trowel_sink *companion_out;
@@ -94,7 +95,7 @@ trowel_status trowel_writer_open(trowel_ctx *ctx, const trowel_format *f,
         nw->keep_last = nw->keep_last || strcmp(options[i], TROWEL_CREATE_KEEP_LAST) == 0;
     }
     if (ok && manifest_json)
-        ok = (nw->manifest_json = copy_string(ctx, manifest_json)) != NULL;
+        ok = (nw->manifest_json = nw->manifest_owned = copy_string(ctx, manifest_json)) != NULL;
     if (!ok) {
         trowel_status s = ctx->last_error.status;
         trowel_writer_abort(nw);
@@ -436,8 +437,8 @@ static trowel_status manifest_with_keys(trowel_writer *w)
     json_object_put(m);
     if (!text)
         return w->ctx->last_error.status;
-    trowel_mem_free(w->ctx, w->manifest_json);
-    w->manifest_json = text;
+    trowel_mem_free(w->ctx, w->manifest_owned);
+    w->manifest_json = w->manifest_owned = text;
     return TROWEL_OK;
 }
 
@@ -502,7 +503,7 @@ void trowel_writer_abort(trowel_writer *w)
     for (size_t i = 0; i < w->option_count; i++)
         trowel_mem_free(ctx, w->options[i]);
     trowel_mem_free(ctx, w->options);
-    trowel_mem_free(ctx, w->manifest_json);
+    trowel_mem_free(ctx, w->manifest_owned);
     trowel_mem_free(ctx, w->base_dir);
     trowel_spill_close(w->spill);
     trowel_mem_free(ctx, w);
@@ -518,10 +519,12 @@ static trowel_status create_through_writer(trowel_ctx *ctx, const trowel_format 
                                            trowel_sink *companion_out, trowel_sink *out)
 {
     trowel_writer *w;
-    trowel_status s =
-        trowel_writer_open(ctx, f, p->options, p->option_count, p->manifest_json, out, &w);
+    trowel_status s = trowel_writer_open(ctx, f, p->options, p->option_count, NULL, out, &w);
     if (s != TROWEL_OK)
         return s;
+    /* p's strings live through this call: the manifest (tens of MB for a
+     * large ASM) is read where it is, not copied as a caller's must be */
+    w->manifest_json = p->manifest_json;
     if (companion_in || companion_out)
         s = trowel_writer_set_companion(w, companion_in, companion_out);
     if (s == TROWEL_OK)
