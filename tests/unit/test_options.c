@@ -151,9 +151,11 @@ static void test_real_and_number_or_word(void)
         more_refused(ctx, bad_reals[i], want);
     }
     more_refused(ctx, "index=256",
-                 "option 'index=256' for creating demo: index= takes a number from 0 to 255, or none");
+                 "option 'index=256' for creating demo: "
+                 "index= takes a number from 0 to 255, or none");
     more_refused(ctx, "index=nonе", /* a look-alike: the last letter is Cyrillic */
-                 "option 'index=nonе' for creating demo: index= takes a number from 0 to 255, or none");
+                 "option 'index=nonе' for creating demo: "
+                 "index= takes a number from 0 to 255, or none");
     trowel_option_values v;
     const char *good[] = {"metres=2.5", "index=none"};
     CHECK(trowel_options_parse_rows(ctx, "demo", more_rows, "create", good, 2, &v) == TROWEL_OK);

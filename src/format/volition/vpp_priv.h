@@ -116,4 +116,9 @@ trowel_status vpp_verify(trowel_archive *a);
 trowel_status vpp_verify_entry(trowel_archive *a, size_t index);
 void vpp_verify_close(trowel_archive *a, vpp_state *st);
 
+/* vpp_create.c: create's option rows and entry point, for the format table. */
+extern const trowel_option_info vpp_options[];
+trowel_status vpp_create(trowel_ctx *ctx, const trowel_create_params *p, struct json_object *m,
+                         trowel_sink *out);
+
 #endif
