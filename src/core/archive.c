@@ -386,11 +386,7 @@ static trowel_status take_fitted(trowel_archive *a, trowel_sink *sink, uint8_t *
         *data = NULL;
         return s;
     }
-    uint8_t *fitted = trowel_mem_realloc(a->ctx, *data, *size);
-    if (fitted)
-        *data = fitted;
-    trowel_ctx_clear_error(a->ctx); /* shrinking cannot really fail: keep the old block */
-    return TROWEL_OK;
+    return trowel_mem_resize(a->ctx, data, *size); /* shrinking: cannot fail */
 }
 
 trowel_status trowel_archive_entry_bytes(trowel_archive *a, size_t index, bool reserve,

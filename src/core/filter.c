@@ -34,8 +34,14 @@ int trowel_best_format(trowel_ctx *ctx, trowel_input *in, const trowel_format *w
 
 /* Tries each filter on in; on success c holds the chain from depth on.
  * A trial open runs without warnings or progress: only a kept chain counts. */
+/* True when a chain of filters ending in a format was found (in c). A
+ * filter that does not open is passed over for the plain format, except
+ * when the system allocator failed (*fatal: TROWEL_ERR_NOMEM, with its
+ * error kept): then nothing else would fare better, and the caller must
+ * hear it. A refusal of the memory limit is passed over like any other:
+ * the plain format may stream what the filter had to hold whole. */
 static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, size_t depth,
-                 trowel_chain *c)
+                 trowel_chain *c, trowel_status *fatal)
 {
     if (depth >= TROWEL_FILTER_DEPTH)
         return false;
@@ -61,14 +67,23 @@ static bool peel(trowel_ctx *ctx, trowel_input *in, const trowel_format *want, s
         trowel_status s = f->open(ctx, in, &peeled);
         ctx->warn_fn = warn;
         ctx->progress_fn = progress;
+        if (s == TROWEL_ERR_NOMEM) {
+            *fatal = s;
+            return false;
+        }
         trowel_ctx_clear_error(ctx);
         trowel_set_entry(ctx, NULL); /* a trial read may have named its entry */
         if (s != TROWEL_OK)
             continue;
         c->filters[depth] = f;
         c->inputs[depth] = peeled;
-        if (peel(ctx, peeled, want, depth + 1, c))
+        if (peel(ctx, peeled, want, depth + 1, c, fatal))
             return true;
+        if (*fatal != TROWEL_OK) {
+            trowel_input_close(peeled);
+            c->inputs[depth] = NULL;
+            return false;
+        }
         const trowel_format *fmt;
         int bid = trowel_best_format(ctx, peeled, want, &fmt);
         if (fmt && (want ? bid > 0 : bid >= TROWEL_BID_MAGIC)) {
@@ -86,8 +101,13 @@ trowel_status trowel_detect_chain(trowel_ctx *ctx, trowel_input *in, const trowe
                                   trowel_chain *out)
 {
     memset(out, 0, sizeof *out);
-    if (peel(ctx, in, want, 0, out))
+    trowel_status fatal = TROWEL_OK;
+    if (peel(ctx, in, want, 0, out, &fatal))
         return TROWEL_OK;
+    if (fatal != TROWEL_OK) {
+        memset(out, 0, sizeof *out); /* each level closed what it peeled */
+        return fatal;
+    }
     memset(out, 0, sizeof *out);
     if (want) {
         out->fmt = want;

@@ -84,7 +84,18 @@ static trowel_status resize_block(trowel_ctx *ctx, void *block, size_t size, voi
     *out = NULL;
     block_header *h = block ? (block_header *)block - 1 : NULL;
     size_t old = h ? h->size : 0;
-    trowel_status s = size > old ? admit(ctx, size - old, NULL) : TROWEL_OK;
+    if (h && size <= old) { /* shrinking cannot fail: the old block is big enough */
+        block_header *n = realloc(h, sizeof *h + size);
+        if (!n) {
+            *out = block;
+            return TROWEL_OK;
+        }
+        n->size = size;
+        ctx->mem_in_use -= old - size;
+        *out = n + 1;
+        return TROWEL_OK;
+    }
+    trowel_status s = admit(ctx, size - old, NULL); /* growing, or a new block */
     if (s != TROWEL_OK)
         return s;
     if (size > SIZE_MAX - sizeof(block_header))
