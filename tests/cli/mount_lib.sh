@@ -64,7 +64,9 @@ unmount_fg() {
     fusermount3 -u "$2"
     assert_eq "$1: fusermount3 -u" 0 $?
     wait "$FG_PID"
-    assert_eq "$1: trowel mount -f exits 0 once unmounted" 0 $?
+    local rc=$?
+    [ "$rc" = 0 ] || echo "trowel mount -f said: $(cat "$2.err" 2>/dev/null | head -20)" >&2
+    assert_eq "$1: trowel mount -f exits 0 once unmounted" 0 "$rc"
     if mountpoint -q "$2"; then fail "$1: nothing left mounted"; else pass; fi
 }
 
