@@ -112,12 +112,6 @@ trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowe
     return TROWEL_OK;
 }
 
-trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e)
-{
-    trowel_props *extra;
-    return trowel_archive_add(a, e, &extra) == TROWEL_OK ? extra : NULL;
-}
-
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name)
 {
     if (index >= a->entry_count)

@@ -43,7 +43,7 @@ struct trowel_format {
      * returns a bid. Must not allocate from file data or fail loudly. */
     int (*bid)(trowel_reader *r);
     /* Parses the header and directory; fills a->info and the entries
-     * (trowel_archive_add_entry); may keep state in a->priv. */
+     * (trowel_archive_add); may keep state in a->priv. */
     trowel_status (*open)(trowel_archive *a, trowel_reader *r);
     /* Streams entry index's decoded bytes into out. */
     trowel_status (*read_entry)(trowel_archive *a, size_t index, trowel_sink *out);
@@ -300,11 +300,8 @@ trowel_status trowel_list_related_no_links(trowel_ctx *ctx, const char *base, co
 trowel_status trowel_locate_related(trowel_ctx *ctx, const char *base, const char *dir,
                                     char *full, size_t cap, bool *is_folder);
 
-/* Adds an entry (strings copied) and returns its extra-property list, into
- * which the format may add keys; NULL with an error set on failure. */
-trowel_props *trowel_archive_add_entry(trowel_archive *a, const trowel_entry *e);
-/* The same, handing on the status (errors travel with the call): *extra
- * is the new entry's property list, NULL on failure. */
+/* Adds an entry (strings copied); *extra is its extra-property list, into
+ * which the format may add keys (NULL on failure, whose status it returns). */
 trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowel_props **extra);
 /* Renames entry index (after --names found its name). */
 trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const char *name);

@@ -7,8 +7,6 @@
 #include "core/module.h"
 #include "core/reader.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,6 @@
 #include "core/input.h"
 #include "core/sink.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
