@@ -571,8 +571,8 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
     /* A large output goes to a file while it is decoded, by a second
      * thread: writing it after would take about as long again. */
     bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
-    bool writing = length >= BK_WRITER_MIN && trowel_sink_takes_positional(out) &&
-                   trowel_threads_for(ctx, 2) > 1 && writer_start(&wr);
+    bool writing = length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1 &&
+                   trowel_sink_takes_positional(out) && writer_start(&wr);
     s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL);
     trowel_mem_free(ctx, src);
     trowel_progress(ctx, length, length);

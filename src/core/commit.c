@@ -51,6 +51,8 @@ static trowel_status prepare(staged *g, unsigned *serial)
     trowel_sink *s = g->s;
     struct trowel_sink_file *f = trowel_sink_file_state(s);
     trowel_status st = trowel_sink_flush(s);
+    if (st == TROWEL_OK) /* a target that holds these bytes is replaced all the same */
+        st = trowel_sink_file_stop_comparing(s);
     if (st != TROWEL_OK)
         return st;
     if (fsync(f->fd) != 0 && errno != EINVAL && errno != EROFS)
@@ -136,7 +138,7 @@ static trowel_status check_kinds(trowel_sink *const *sinks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         struct trowel_sink_file *f = trowel_sink_file_state(sinks[i]);
-        if (!f || f->fd < 0)
+        if (!f || (f->fd < 0 && !f->comparing))
             return trowel_fail(sinks[i]->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "%s is not a file output: only files finish together",
                                sinks[i]->name);

@@ -159,9 +159,13 @@ void trowel_sink_filled(trowel_sink *s, size_t size)
     s->written = size;
 }
 
-bool trowel_sink_takes_positional(const trowel_sink *s)
+bool trowel_sink_takes_positional(trowel_sink *s)
 {
-    return s->impl->pwrite && !s->failed && s->written == 0 && s->len == 0;
+    if (!s->impl->pwrite || s->failed || s->written != 0 || s->len != 0)
+        return false;
+    if (s->impl->begin_positional)
+        s->failed = s->impl->begin_positional(s);
+    return !s->failed;
 }
 
 int trowel_sink_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)

@@ -34,6 +34,10 @@ struct trowel_sink_impl {
     trowel_status (*copy_fd)(trowel_sink *s, int fd, uint64_t off, uint64_t n, uint64_t *copied);
     /* trowel_sink_pwrite (a kind with it takes positional writes). */
     int (*pwrite)(trowel_sink *s, uint64_t off, const void *data, size_t n);
+    /* Called before the first positional write, on the sink's thread: a
+     * kind that defers its output (a file sink comparing with the file it
+     * replaces) makes it now. NULL: nothing to do. */
+    trowel_status (*begin_positional)(trowel_sink *s);
     /* Memory: trowel_sink_data, _take, _reserve and the decoder's room. */
     const uint8_t *(*data)(const trowel_sink *s, size_t *size);
     void (*take)(trowel_sink *s, uint8_t **data, size_t *size);
@@ -102,8 +106,10 @@ unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd);
 /* Positional writes, for a decoder that finishes its output out of order
  * (the Delphine packer's decodes from the end) and hands finished pieces
  * to a writer thread. Only a file sink that has been given nothing yet
- * takes them, and they are not mixed with trowel_sink_write. */
-bool trowel_sink_takes_positional(const trowel_sink *s);
+ * takes them, and they are not mixed with trowel_sink_write. A true answer
+ * readies the sink for them (on the sink's thread); a sink that cannot be
+ * readied is failed and answers false. */
+bool trowel_sink_takes_positional(trowel_sink *s);
 /* Writes n bytes at off. Touches no context, so another thread may call it
  * (one at a time); returns 0 or an errno value. */
 int trowel_sink_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n);

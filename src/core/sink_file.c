@@ -9,7 +9,8 @@
  * program can remove it when a signal kills it; one left by kill -9 is
  * removed by the next run that writes into that folder (see "stale
  * temporaries"). Replacing a file (TROWEL_SINK_OVERWRITE) is described at
- * place_unnamed and commit_named.
+ * place_unnamed and commit_named; a target that already holds exactly the
+ * bytes being written is left as it is ("identical files").
  */
 /* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
 #define _GNU_SOURCE
@@ -242,6 +243,117 @@ static bool open_unnamed(trowel_sink *s)
 #endif
 }
 
+/* The file the output is written to: an unnamed one, or when that fails a
+ * named temporary, whose error (permissions, a full disk) is then the one
+ * reported. */
+static trowel_status open_output(trowel_sink *s)
+{
+    if (open_unnamed(s))
+        return TROWEL_OK;
+    int err = with_fresh_temp(s, create_named_temp);
+    return err ? trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create %s: %s",
+                             s->name, strerror(err))
+               : TROWEL_OK;
+}
+
+/* ------------------------------------------------ identical files
+ * Replacing a file costs a new inode and the old one's release, which on
+ * ext4 is several times the cost of the bytes when the files are small
+ * (--force over an earlier extraction of thousands of scenes). A target
+ * that already holds exactly the bytes being written is therefore left as
+ * it is, as `install -C` does: its bytes are what the replacement would
+ * hold, and its mode, owner, links and times stay. The sink opens the
+ * target read-only at the start and compares each write with it, writing
+ * nothing; the first difference (or a longer or shorter target) makes the
+ * output file after all, with the matched bytes copied over from the
+ * target, and the replacement then goes on as before. Only a regular file
+ * the process can read is compared; anything else is replaced as before.
+ * Positional writes, copies in the kernel and outputs that finish together
+ * make the output file first (trowel_sink_file_stop_comparing). */
+
+/* Opens the target for comparison: true when it is a readable regular file. */
+static bool start_comparing(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    int fd = openat(f->dirfd, f->final_name,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
+    }
+    f->old_fd = fd;
+    f->old_size = (uint64_t)st.st_size;
+    f->matched = 0;
+    f->comparing = true;
+    return true;
+}
+
+/* Whether the target's next n bytes (after the matched ones) are data. */
+static bool target_continues_with(struct trowel_sink_file *f, const uint8_t *data, size_t n)
+{
+    if (n > f->old_size - f->matched)
+        return false;
+    uint8_t chunk[16384];
+    for (size_t done = 0; done < n;) {
+        size_t want = n - done < sizeof chunk ? n - done : sizeof chunk;
+        ssize_t got = pread(f->old_fd, chunk, want, (off_t)(f->matched + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || memcmp(chunk, data + done, (size_t)got) != 0)
+            return false;
+        done += (size_t)got;
+    }
+    return true;
+}
+
+static void end_comparing(struct trowel_sink_file *f)
+{
+    if (f->comparing)
+        close(f->old_fd);
+    f->comparing = false;
+}
+
+/* The matched bytes, from the target into the output, where the kernel
+ * cannot copy them itself: through memory, a chunk at a time. */
+static trowel_status copy_matched_by_hand(trowel_sink *s, uint64_t copied)
+{
+    struct trowel_sink_file *f = file_of(s);
+    uint8_t chunk[16384];
+    trowel_status st = TROWEL_OK;
+    while (st == TROWEL_OK && copied < f->matched) {
+        uint64_t left = f->matched - copied;
+        size_t want = left < sizeof chunk ? (size_t)left : sizeof chunk;
+        ssize_t got = pread(f->old_fd, chunk, want, (off_t)copied);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot read %s: %s",
+                               s->name, got < 0 ? strerror(errno) : "it shrank while read");
+        st = trowel_sink_fd_write_all(s, f->fd, chunk, (size_t)got);
+        copied += (uint64_t)got;
+    }
+    return st;
+}
+
+trowel_status trowel_sink_file_stop_comparing(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (!f->comparing)
+        return TROWEL_OK;
+    trowel_status st = open_output(s);
+    uint64_t copied = 0;
+    if (st == TROWEL_OK && f->matched > 0)
+        st = trowel_sink_fd_copy(s, f->fd, f->old_fd, 0, f->matched, &copied);
+    if (st == TROWEL_OK && copied < f->matched)
+        st = copy_matched_by_hand(s, copied);
+    end_comparing(f);
+    s->ctx->last_target_existed = true; /* it was there: replace it by a temporary name */
+    return st;
+}
+
 static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const char *name,
                                   const char *display, unsigned flags, trowel_sink **out)
 {
@@ -275,14 +387,12 @@ static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const c
     }
     if (!(flags & TROWEL_SINK_SWEPT))
         sweep_stale_temps(ctx, dirfd);
-    /* Any failure of the unnamed file falls back to a named one, whose error
-     * (permissions, a full disk) is then the one reported. */
-    if (!open_unnamed(s)) {
-        int err = with_fresh_temp(s, create_named_temp);
-        if (err) {
+    bool may_hold_target = (flags & TROWEL_SINK_OVERWRITE) && !(flags & TROWEL_SINK_NEW_FOLDER);
+    if (!(may_hold_target && start_comparing(s))) {
+        trowel_status st = open_output(s);
+        if (st != TROWEL_OK) {
             trowel_sink_free(s);
-            return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create %s: %s",
-                               display, strerror(err));
+            return st;
         }
     }
     *out = s;
@@ -507,12 +617,25 @@ static trowel_status commit_named(trowel_sink *s, trowel_status st)
 
 static trowel_status file_write(trowel_sink *s, const void *data, size_t n)
 {
-    return trowel_sink_fd_write_all(s, file_of(s)->fd, data, n);
+    struct trowel_sink_file *f = file_of(s);
+    if (f->comparing) {
+        if (target_continues_with(f, data, n)) {
+            f->matched += n;
+            return TROWEL_OK;
+        }
+        trowel_status st = trowel_sink_file_stop_comparing(s);
+        if (st != TROWEL_OK)
+            return st;
+    }
+    return trowel_sink_fd_write_all(s, f->fd, data, n);
 }
 
+/* A copy in the kernel is not compared: it is for large entries, where
+ * the new inode costs little beside the bytes. */
 static trowel_status file_copy(trowel_sink *s, int fd, uint64_t off, uint64_t n, uint64_t *copied)
 {
-    return trowel_sink_fd_copy(s, file_of(s)->fd, fd, off, n, copied);
+    trowel_status st = trowel_sink_file_stop_comparing(s);
+    return st != TROWEL_OK ? st : trowel_sink_fd_copy(s, file_of(s)->fd, fd, off, n, copied);
 }
 
 static int file_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)
@@ -532,17 +655,12 @@ static int file_pwrite(trowel_sink *s, uint64_t off, const void *data, size_t n)
     return 0;
 }
 
-static trowel_status file_finish(trowel_sink *s, trowel_status st)
-{
-    struct trowel_sink_file *f = file_of(s);
-    return f->unnamed ? commit_unnamed(s, st) : commit_named(s, st);
-}
-
 /* A file trowel_sinks_finish_all has closed (fd -1) is no longer the
  * sink's: the group removes its names. */
 static void file_discard(trowel_sink *s)
 {
     struct trowel_sink_file *f = file_of(s);
+    end_comparing(f);
     if (f->fd < 0)
         return;
     close(f->fd);
@@ -553,9 +671,31 @@ static void file_discard(trowel_sink *s)
     }
 }
 
+static trowel_status file_finish(trowel_sink *s, trowel_status st)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (f->comparing) {
+        if (st != TROWEL_OK || f->matched == f->old_size) {
+            /* A failure before any byte was written, or the target holds
+             * the output already: either way it stays as it is. */
+            end_comparing(f);
+            return st;
+        }
+        st = trowel_sink_file_stop_comparing(s); /* the target is longer */
+        if (st != TROWEL_OK) {
+            file_discard(s);
+            return st;
+        }
+    }
+    if (f->fd < 0) /* making the output failed (the write said so) */
+        return st != TROWEL_OK ? st : TROWEL_ERR_IO;
+    return f->unnamed ? commit_unnamed(s, st) : commit_named(s, st);
+}
+
 static void file_release(trowel_sink *s)
 {
     struct trowel_sink_file *f = file_of(s);
+    end_comparing(f);
     if (f->owns_dirfd && f->dirfd >= 0)
         close(f->dirfd);
     trowel_mem_free(s->ctx, f->final_name);
@@ -571,4 +711,5 @@ static const struct trowel_sink_impl file_impl = {
     .buffer_purpose = "the output file's buffer",
     .copy_fd = file_copy,
     .pwrite = file_pwrite,
+    .begin_positional = trowel_sink_file_stop_comparing,
 };

@@ -14,6 +14,12 @@ struct trowel_sink_file {
     char *final_name;   /* the target's name inside dirfd */
     char temp_name[40]; /* the named temporary inside dirfd, or "" */
     unsigned flags;     /* TROWEL_SINK_OVERWRITE and the folder facts */
+    /* Replacing a file: while `comparing`, nothing has been written (fd is
+     * -1) and the bytes given so far equal the first `matched` of the
+     * target's, open read-only as old_fd (old_size bytes). */
+    bool comparing;
+    int old_fd;
+    uint64_t matched, old_size;
 };
 
 /* s's file state, or NULL when s is not a file sink. */
@@ -38,6 +44,10 @@ void trowel_sink_hold_lock(trowel_sink *s);
 /* Links s's unnamed file (O_TMPFILE) into its folder as name: 0 or an
  * errno value (EEXIST when the name is taken). */
 int trowel_sink_link_unnamed(trowel_sink *s, const char *name);
+/* Gives up leaving s's target as it is (see sink_file.c, "identical
+ * files"): s gets its output file, holding the bytes matched so far. A sink
+ * that is not comparing is left as it is. */
+trowel_status trowel_sink_file_stop_comparing(trowel_sink *s);
 /* Fails s's context with "cannot WHAT NAME: why", err an errno value; a
  * name that exists (EEXIST) is TROWEL_ERR_EXISTS and says --force. */
 trowel_status trowel_sink_io_fail(trowel_sink *s, const char *what, int err);
