@@ -74,6 +74,18 @@ assert_eq "extract onto the archive itself: nothing else" RAINX "$(ls -A self)"
 run "$TROWEL" extract -C out --force --manifest self/RAINX self/RAINX
 assert_rc "manifest onto the archive itself: exit 1" 1
 assert_eq "manifest onto the archive itself: intact" "$before" "$(sha256_of self/RAINX)"
+# ... nor a second name of it (a hard link), nor the archive reached
+# through a folder given by a symbolic link
+mkdir linked && ln self/RAINX linked/RAINX
+run "$TROWEL" extract -C linked --force self/RAINX
+assert_rc "extract onto a hard link of the archive: exit 1" 1
+assert_contains "extract onto a hard link of the archive: says so" "$ERR" "archive being read"
+assert_eq "extract onto a hard link of the archive: intact" "$before" "$(sha256_of self/RAINX)"
+rm linked/RAINX
+ln -s self via-link
+run "$TROWEL" extract -C via-link --force self/RAINX
+assert_rc "extract onto the archive through a linked folder: exit 1" 1
+assert_eq "extract onto the archive through a linked folder: intact" "$before" "$(sha256_of self/RAINX)"
 
 # ---- --manifest, then create --manifest: same header, same expansion
 for f in "$SZDD_DIR"/*_; do
