@@ -16,7 +16,10 @@
 #              vsif2vcd.py (-a, the same job in Python) when VSIF2VCD names
 #              a copy of it: into a fresh folder, then over an earlier
 #              extraction (trowel --force, cp -r over the copy, vsif2vcd.py
-#              -w, each over its own earlier output). Medians of RUNS
+#              -w, each over its own earlier output; trowel leaves a file
+#              that holds the same bytes as it is), and over an earlier
+#              output that differs in every file (a byte appended to each,
+#              so every file is replaced). Medians of RUNS
 #              rounds; each round runs the three in a rotating order, each
 #              after removing (or restoring) its output and a `sync`,
 #              untimed. Run it under the heavy-job lock.
@@ -126,22 +129,41 @@ files_part() {
     cmd_old="'$old' extract -q --force -C o.old big.image"
     rounds over
     diff -r ref.trowel o.trowel >/dev/null || { echo "trowel --force changed the files" >&2; exit 1; }
+    local over=("$wall_trowel" "$cpu_trowel" "$wall_cp" "$cpu_cp" "$wall_py" "$cpu_py")
+    local over_old=("$wall_old" "$cpu_old")
+    # Over an earlier output that differs in every file (a byte appended to
+    # each): nothing can be left as it is, every file is replaced.
+    for d in ref.trowel ref.py; do
+        [ -d "$d" ] || continue
+        rm -rf "diff.${d#ref.}" && cp -r "$d" "diff.${d#ref.}"
+        find "diff.${d#ref.}" -type f -print0 | xargs -0 -n 500 sh -c 'for f; do printf x >>"$f"; done' sh
+    done
+    setup_trowel="rm -rf o.trowel && cp -r diff.trowel o.trowel"
+    setup_cp="rm -rf o.cp && cp -r diff.trowel o.cp"
+    setup_py="rm -rf o.py && cp -r diff.py o.py"
+    setup_old="rm -rf o.old && cp -r diff.trowel o.old"
+    rounds differ
+    diff -r ref.trowel o.trowel >/dev/null || { echo "trowel --force left a changed file" >&2; exit 1; }
     echo "extract to files: $(find ref.trowel -type f | wc -l | tr -d ' ') text VCDs," \
         "$(du -sk ref.trowel | cut -f1) KiB ($runs rounds, medians)"
     printf '%-28s %8s %8s %8s   %s\n' "" trowel "cp -r" vsif2vcd "trowel/cp -r  trowel/vsif2vcd"
     printf '%-28s %8s %8s %8s   %-13s %s\n' "fresh folder, wall s" "${fresh[0]}" "${fresh[2]}" \
         "${fresh[4]:--}" "$(ratio "${fresh[0]}" "${fresh[2]}")" "$(vs "${fresh[0]}" "${fresh[4]}")"
     printf '%-28s %8s %8s %8s\n' "fresh folder, CPU s" "${fresh[1]}" "${fresh[3]}" "${fresh[5]:--}"
-    printf '%-28s %8s %8s %8s   %-13s %s\n' "over (--force, -w), wall s" "$wall_trowel" "$wall_cp" \
-        "${wall_py:--}" "$(ratio "$wall_trowel" "$wall_cp")" "$(vs "$wall_trowel" "$wall_py")"
-    printf '%-28s %8s %8s %8s\n' "over (--force, -w), CPU s" "$cpu_trowel" "$cpu_cp" "${cpu_py:--}"
+    printf '%-28s %8s %8s %8s   %-13s %s\n' "over (--force, -w), wall s" "${over[0]}" "${over[2]}" \
+        "${over[4]:--}" "$(ratio "${over[0]}" "${over[2]}")" "$(vs "${over[0]}" "${over[4]}")"
+    printf '%-28s %8s %8s %8s\n' "over (--force, -w), CPU s" "${over[1]}" "${over[3]}" "${over[5]:--}"
+    printf '%-28s %8s %8s %8s   %-13s %s\n' "over, every file differs, wall" "$wall_trowel" \
+        "$wall_cp" "${wall_py:--}" "$(ratio "$wall_trowel" "$wall_cp")" "$(vs "$wall_trowel" "$wall_py")"
+    printf '%-28s %8s %8s %8s\n' "over, every file differs, CPU" "$cpu_trowel" "$cpu_cp" "${cpu_py:--}"
     if [ -n "$wall_old" ]; then
         echo "earlier build ($old), same rounds: fresh ${fresh_old[0]} s wall ${fresh_old[1]} s CPU" \
-            "(trowel/cp -r $(ratio "${fresh_old[0]}" "${fresh[2]}")); over $wall_old s wall" \
-            "$cpu_old s CPU (trowel/cp -r $(ratio "$wall_old" "$wall_cp"))"
+            "(trowel/cp -r $(ratio "${fresh_old[0]}" "${fresh[2]}")); over ${over_old[0]} s wall" \
+            "${over_old[1]} s CPU (trowel/cp -r $(ratio "${over_old[0]}" "${over[2]}")); every file" \
+            "differs $wall_old s wall (trowel/cp -r $(ratio "$wall_old" "$wall_cp"))"
     fi
     [ -n "$wall_py" ] || echo "vsif2vcd.py: absent (set VSIF2VCD=/path/to/vsif2vcd.py): against cp -r only"
-    rm -rf o.trowel o.cp o.py o.old ref.trowel ref.py
+    rm -rf o.trowel o.cp o.py o.old ref.trowel ref.py diff.trowel diff.py
 }
 files_part
 [ -z "${BENCH_FILES_ONLY:-}" ] || exit 0
