@@ -5,6 +5,8 @@
 # on one part file holding ONE packed entry of at least 25,000,000 bytes.
 #   extract: trowel extract BIG.PRT   vs  scummvm-tools-cli --tool extract_cine
 #            (wall time and peak memory, medians of BENCH_RUNS runs, side by side)
+#            and vs the floor, `cp` of the unpacked file; beside them trowel
+#            extract --stdout to /dev/null (the decoder with no file to write)
 #   encode:  trowel compress -c bytekiller (speed in MB/s of input, median of
 #            BENCH_ENCODE_RUNS, default 3), on one thread (-T 1) and on one
 #            per CPU (the default); the two outputs must be the same bytes
@@ -77,15 +79,28 @@ if [[ $method != bytekiller ]] || ((entry_packed < 25000000)); then
 fi
 
 # ---- extract, side by side
-declare -a tw tm pw pm
+# timed CMD...: runs CMD under /usr/bin/time and sets wall (seconds, from
+# a nanosecond clock: time's own is 10 ms, a fifth of cp's whole run) and
+# rss (KiB); the same wrapper around every command, so its cost is alike.
+timed() {
+    local s e
+    s=$(date +%s%N)
+    /usr/bin/time -f '%M' -o t.txt "$@"
+    e=$(date +%s%N)
+    wall=$(awk -v d=$((e - s)) 'BEGIN { printf "%.4f", d / 1e9 }')
+    rss=$(cat t.txt)
+}
+declare -a tw tm pw pm cw nw
 for ((i = 0; i < runs; i++)); do
-    rm -rf outT outE && mkdir outE
-    /usr/bin/time -f '%e %M' -o t.txt "$trowel" extract -q BIG.PRT -C outT
-    tw+=("$(cut -d' ' -f1 t.txt)")
-    tm+=("$(cut -d' ' -f2 t.txt)")
-    /usr/bin/time -f '%e %M' -o t.txt "$peer" --tool extract_cine -o outE BIG.PRT >peer.log
-    pw+=("$(cut -d' ' -f1 t.txt)")
-    pm+=("$(cut -d' ' -f2 t.txt)")
+    rm -rf outT outE outC && mkdir outE outC
+    timed "$trowel" extract -q BIG.PRT -C outT
+    tw+=("$wall") tm+=("$rss")
+    timed "$peer" --tool extract_cine -o outE BIG.PRT >peer.log
+    pw+=("$wall") pm+=("$rss")
+    timed cp src/BIG.BIN outC/BIG.BIN
+    cw+=("$wall")
+    timed sh -c '"$1" extract -q --stdout BIG.PRT >/dev/null' sh "$trowel"
+    nw+=("$wall")
     cmp -s src/BIG.BIN outT/BIG.BIN || { echo "bench_cine: trowel's output differs" >&2; exit 1; }
     cmp -s src/BIG.BIN outE/BIG.BIN || { echo "bench_cine: extract_cine's output differs" >&2; exit 1; }
     grep -q '^ok' peer.log || { echo "bench_cine: extract_cine did not say ok" >&2; exit 1; }
@@ -94,18 +109,24 @@ t_wall=$(printf '%s\n' "${tw[@]}" | median)
 t_mem=$(printf '%s\n' "${tm[@]}" | median)
 p_wall=$(printf '%s\n' "${pw[@]}" | median)
 p_mem=$(printf '%s\n' "${pm[@]}" | median)
+c_wall=$(printf '%s\n' "${cw[@]}" | median)
+n_wall=$(printf '%s\n' "${nw[@]}" | median)
 
 printf '\nentry: %s bytes unpacked, %s packed (ratio %.3f)\n' "$size" "$entry_packed" \
     "$(echo "$entry_packed / $size" | bc -l)"
 printf '%-34s %10s %14s\n' "extract (median of $runs)" "wall s" "peak RSS KiB"
 printf '%-34s %10s %14s\n' "trowel extract" "$t_wall" "$t_mem"
 printf '%-34s %10s %14s\n' "extract_cine (scummvm-tools)" "$p_wall" "$p_mem"
+printf '%-34s %10s\n' "cp of the unpacked file" "$c_wall"
+printf '%-34s %10s\n' "trowel extract --stdout >/dev/null" "$n_wall"
 printf 'trowel / extract_cine wall time: %.3f (target <= 0.5)\n' "$(echo "$t_wall / $p_wall" | bc -l)"
+printf 'trowel / cp wall time: %.2f (target <= 3); decoding alone / cp: %.2f\n' \
+    "$(echo "$t_wall / $c_wall" | bc -l)" "$(echo "$n_wall / $c_wall" | bc -l)"
 printf '\nencode (median of %s), trowel compress -c bytekiller, %s -> %s bytes:\n' \
     "$encode_runs" "$size" "$packed"
 printf '  one thread (-T 1):        %s s, %.2f MB/s\n' "$enc1_med" \
     "$(echo "$size / $enc1_med / 1000000" | bc -l)"
 printf '  one per CPU (%s CPUs):     %s s, %.2f MB/s\n' "$(nproc)" "$enc_med" \
     "$(echo "$size / $enc_med / 1000000" | bc -l)"
-printf 'all runs: trowel extract %s | extract_cine %s | encode -T 1 %s | encode %s\n' \
-    "${tw[*]}" "${pw[*]}" "${enc1_times[*]}" "${enc_times[*]}"
+printf 'all runs: trowel extract %s | extract_cine %s | cp %s | to /dev/null %s | encode -T 1 %s | encode %s\n' \
+    "${tw[*]}" "${pw[*]}" "${cw[*]}" "${nw[*]}" "${enc1_times[*]}" "${enc_times[*]}"
