@@ -99,6 +99,13 @@ rounds() {
     done
 }
 vs() { if [ -n "$2" ]; then ratio "$1" "$2"; else echo "-"; fi; }
+# setups_from DIR PY_DIR: each tool's output, before its timed run, is a
+# fresh copy of DIR (vsif2vcd.py's: of PY_DIR).
+setups_from() {
+    local tool
+    for tool in trowel cp old; do printf -v "setup_$tool" 'rm -rf o.%s && cp -r %s o.%s' "$tool" "$1" "$tool"; done
+    setup_py="rm -rf o.py && cp -r $2 o.py"
+}
 files_part() {
     local py=${VSIF2VCD:-}
     "$T" extract -q -C ref.trowel big.image
@@ -120,12 +127,10 @@ files_part() {
     local fresh=("$wall_trowel" "$cpu_trowel" "$wall_cp" "$cpu_cp" "$wall_py" "$cpu_py")
     local fresh_old=("$wall_old" "$cpu_old")
     # Over an earlier extraction: each tool over its own earlier output.
-    setup_trowel="rm -rf o.trowel && cp -r ref.trowel o.trowel"
+    setups_from ref.trowel ref.py
     cmd_trowel="'$T' extract -q --force -C o.trowel big.image"
-    setup_cp="rm -rf o.cp && cp -r ref.trowel o.cp" cmd_cp="cp -r ref.trowel/. o.cp/"
-    setup_py="rm -rf o.py && cp -r ref.py o.py"
+    cmd_cp="cp -r ref.trowel/. o.cp/"
     cmd_py="python3 '$py' -q -a -w -o o.py big.image"
-    setup_old="rm -rf o.old && cp -r ref.trowel o.old"
     cmd_old="'$old' extract -q --force -C o.old big.image"
     rounds over
     diff -r ref.trowel o.trowel >/dev/null || { echo "trowel --force changed the files" >&2; exit 1; }
@@ -138,10 +143,7 @@ files_part() {
         rm -rf "diff.${d#ref.}" && cp -r "$d" "diff.${d#ref.}"
         find "diff.${d#ref.}" -type f -print0 | xargs -0 -n 500 sh -c 'for f; do printf x >>"$f"; done' sh
     done
-    setup_trowel="rm -rf o.trowel && cp -r diff.trowel o.trowel"
-    setup_cp="rm -rf o.cp && cp -r diff.trowel o.cp"
-    setup_py="rm -rf o.py && cp -r diff.py o.py"
-    setup_old="rm -rf o.old && cp -r diff.trowel o.old"
+    setups_from diff.trowel diff.py
     rounds differ
     diff -r ref.trowel o.trowel >/dev/null || { echo "trowel --force left a changed file" >&2; exit 1; }
     echo "extract to files: $(find ref.trowel -type f | wc -l | tr -d ' ') text VCDs," \

@@ -14,12 +14,12 @@
  *   broken entry is an error reply and the next request is served as
  *   usual.
  */
+#include "mhd.h"
 #include "view.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -54,6 +54,7 @@ typedef struct view_server {
     unsigned port;
     char token[TOKEN_HEX + 1];
     char host_ip[32], host_name[32];
+    view_mhd mhd; /* libmicrohttpd, loaded by view_serve */
 } view_server;
 
 static bool make_token(char out[TOKEN_HEX + 1])
@@ -86,22 +87,24 @@ static bool token_equal(const char *given, const char *token)
 
 /* data is only read (PERSISTENT) or freed (MUST_FREE) by libmicrohttpd,
  * whose signature takes it without const. */
-static enum MHD_Result send_reply(struct MHD_Connection *c, unsigned status, const char *type,
-                                  const void *data, size_t len, enum MHD_ResponseMemoryMode mode,
+static enum MHD_Result send_reply(const view_server *v, struct MHD_Connection *c,
+                                  unsigned status, const char *type, const void *data,
+                                  size_t len, enum MHD_ResponseMemoryMode mode,
                                   const char *filename, const char *cookie)
 {
+    const view_mhd *mhd = &v->mhd;
     struct MHD_Response *r =
-        MHD_create_response_from_buffer(len, (void *)(uintptr_t)data, mode);
+        mhd->create_response_from_buffer(len, (void *)(uintptr_t)data, mode);
     if (!r)
         return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, "Content-Security-Policy", CSP);
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-    MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+    mhd->add_response_header(r, "Content-Security-Policy", CSP);
+    mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
+    mhd->add_response_header(r, "Referrer-Policy", "no-referrer");
+    mhd->add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
+    mhd->add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     if (cookie)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+        mhd->add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
     if (filename) {
         char disp[600];
         char safe[400];
@@ -112,48 +115,49 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, unsigned status, con
                             : *p;
         safe[k] = '\0';
         snprintf(disp, sizeof disp, "attachment; filename=\"%s\"", safe);
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
+        mhd->add_response_header(r, MHD_HTTP_HEADER_CONTENT_DISPOSITION, disp);
     }
-    enum MHD_Result ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
+    enum MHD_Result ret = mhd->queue_response(c, status, r);
+    mhd->destroy_response(r);
     return ret;
 }
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *text)
+static enum MHD_Result send_text(const view_server *v, struct MHD_Connection *c, unsigned status,
+                                 const char *text)
 {
-    return send_reply(c, status, "text/plain; charset=utf-8", text, strlen(text),
+    return send_reply(v, c, status, "text/plain; charset=utf-8", text, strlen(text),
                       MHD_RESPMEM_PERSISTENT, NULL, NULL);
 }
 
 static bool host_allowed(const view_server *v, struct MHD_Connection *c)
 {
-    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    const char *host = v->mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     return host && (strcmp(host, v->host_ip) == 0 || strcmp(host, v->host_name) == 0);
 }
 
-static const char *arg(struct MHD_Connection *c, const char *key)
+static const char *arg(const view_server *v, struct MHD_Connection *c, const char *key)
 {
-    return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
+    return v->mhd.lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, key);
 }
 
 static enum MHD_Result serve_api(view_server *v, struct MHD_Connection *c, const char *call)
 {
     view_query q = {
         .call = call,
-        .node = arg(c, "n"),
-        .path = arg(c, "path"),
-        .to = arg(c, "to"),
-        .file = arg(c, "file"),
-        .opt = arg(c, "opt"),
-        .off = arg(c, "off"),
-        .len = arg(c, "len"),
-        .download = arg(c, "dl") != NULL,
+        .node = arg(v, c, "n"),
+        .path = arg(v, c, "path"),
+        .to = arg(v, c, "to"),
+        .file = arg(v, c, "file"),
+        .opt = arg(v, c, "opt"),
+        .off = arg(v, c, "off"),
+        .len = arg(v, c, "len"),
+        .download = arg(v, c, "dl") != NULL,
     };
     view_reply r;
     view_api(v->m, &q, &r);
     if (!r.data)
-        return send_text(c, 500, "out of memory\n");
-    enum MHD_Result ret = send_reply(c, r.status, r.type, r.data, r.len, MHD_RESPMEM_MUST_FREE,
+        return send_text(v, c, 500, "out of memory\n");
+    enum MHD_Result ret = send_reply(v, c, r.status, r.type, r.data, r.len, MHD_RESPMEM_MUST_FREE,
                                      r.filename, NULL);
     r.data = NULL; /* libmicrohttpd frees it */
     view_reply_free(&r);
@@ -175,20 +179,20 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         return MHD_YES;
     }
     if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-        return send_text(c, 405, "read-only: GET only\n");
+        return send_text(v, c, 405, "read-only: GET only\n");
     if (!host_allowed(v, c))
-        return send_text(c, 421, "wrong Host: trowel view answers only 127.0.0.1 and localhost\n");
-    const char *cookie = MHD_lookup_connection_value(c, MHD_COOKIE_KIND, COOKIE_NAME);
-    const char *query_token = arg(c, "token");
+        return send_text(v, c, 421, "wrong Host: trowel view answers only 127.0.0.1 and localhost\n");
+    const char *cookie = v->mhd.lookup_connection_value(c, MHD_COOKIE_KIND, COOKIE_NAME);
+    const char *query_token = arg(v, c, "token");
     bool by_query = token_equal(query_token, v->token);
     if (!by_query && !token_equal(cookie, v->token))
-        return send_text(c, 403, "forbidden: open the URL trowel view printed (with its token)\n");
+        return send_text(v, c, 403, "forbidden: open the URL trowel view printed (with its token)\n");
     if (strcmp(url, "/") == 0) {
         const view_asset *a = view_builtin_asset("index.html");
         char set_cookie[128];
         snprintf(set_cookie, sizeof set_cookie,
                  COOKIE_NAME "=%s; Path=/; HttpOnly; SameSite=Strict", v->token);
-        return send_reply(c, 200, a->type, a->data, a->len, MHD_RESPMEM_PERSISTENT, NULL,
+        return send_reply(v, c, 200, a->type, a->data, a->len, MHD_RESPMEM_PERSISTENT, NULL,
                           by_query ? set_cookie : NULL);
     }
     if (strncmp(url, "/api/", 5) == 0)
@@ -196,17 +200,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (strncmp(url, "/static/three/", 14) == 0) {
         for (size_t i = 0; i < THREE_COUNT; i++)
             if (strcmp(url + 14, THREE_FILES[i].name) == 0 && v->three[i])
-                return send_reply(c, 200, "text/javascript; charset=utf-8", v->three[i],
+                return send_reply(v, c, 200, "text/javascript; charset=utf-8", v->three[i],
                                   v->three_len[i], MHD_RESPMEM_PERSISTENT, NULL, NULL);
-        return send_text(c, 404, "three.js is not installed (Debian package libjs-three)\n");
+        return send_text(v, c, 404, "three.js is not installed (Debian package libjs-three)\n");
     }
     if (strncmp(url, "/static/", 8) == 0) {
         const view_asset *a = view_builtin_asset(url + 8);
         if (a)
-            return send_reply(c, 200, a->type, a->data, a->len, MHD_RESPMEM_PERSISTENT,
+            return send_reply(v, c, 200, a->type, a->data, a->len, MHD_RESPMEM_PERSISTENT,
                               NULL, NULL);
     }
-    return send_text(c, 404, "not found\n");
+    return send_text(v, c, 404, "not found\n");
 }
 
 /* ---------------------------------------------------------------- serving */
@@ -253,9 +257,15 @@ static void free_three(view_server *v)
 int view_serve(cli_session *s, view_model *m, const view_config *cfg)
 {
     view_server v = {.s = s, .m = m};
+    char why[256];
+    if (!view_mhd_load(&v.mhd, why, sizeof why)) {
+        cli_error("view: cannot load libmicrohttpd: %s (install the libmicrohttpd package)", why);
+        return CLI_EXIT_FAILURE;
+    }
     load_three(&v);
     if (!make_token(v.token)) {
         free_three(&v);
+        view_mhd_unload(&v.mhd);
         cli_error("view: no randomness for the token");
         return CLI_EXIT_FAILURE;
     }
@@ -270,7 +280,7 @@ int view_serve(cli_session *s, view_model *m, const view_config *cfg)
 
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cfg->port)};
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    struct MHD_Daemon *d = MHD_start_daemon(
+    struct MHD_Daemon *d = v.mhd.start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->port, NULL, NULL,
         handle, &v, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_LIMIT,
         (unsigned)256, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)30, MHD_OPTION_END);
@@ -279,9 +289,10 @@ int view_serve(cli_session *s, view_model *m, const view_config *cfg)
         free_three(&v);
         cli_error("view: cannot listen on 127.0.0.1:%u (%s)", cfg->port,
                   errno ? strerror(errno) : "in use?");
+        view_mhd_unload(&v.mhd);
         return CLI_EXIT_FAILURE;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    const union MHD_DaemonInfo *info = v.mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     v.port = info ? info->port : cfg->port;
     snprintf(v.host_ip, sizeof v.host_ip, "127.0.0.1:%u", v.port);
     snprintf(v.host_name, sizeof v.host_name, "localhost:%u", v.port);
@@ -295,8 +306,9 @@ int view_serve(cli_session *s, view_model *m, const view_config *cfg)
         open_browser(url);
     int sig = 0;
     sigwait(&stop, &sig);
-    MHD_stop_daemon(d);
+    v.mhd.stop_daemon(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free_three(&v);
+    view_mhd_unload(&v.mhd);
     return CLI_EXIT_OK;
 }

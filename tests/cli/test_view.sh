@@ -10,6 +10,12 @@
 have_cmd curl || skip_all "curl is missing"
 have_cmd python3 || skip_all "python3 is missing"
 
+# libmicrohttpd (and the TLS stack behind it) is loaded when view starts,
+# not linked: every other command would pay for loading it.
+if have_cmd ldd; then
+  assert_eq "trowel is not linked with libmicrohttpd" "" "$(ldd "$TROWEL" | grep -E 'microhttpd|gnutls')"
+fi
+
 # ---- inputs: the samples make run builds, and corpus files
 export TROWEL_SAMPLES="$WORK/samples"
 "$TROWEL_SOURCE/scripts/run-samples.sh" "$(dirname "$TROWEL")" >/dev/null 2>&1 ||
