@@ -10,6 +10,7 @@
  */
 #include "export/image.h"
 #include "files.h"
+#include "memory_archive.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
@@ -74,52 +75,6 @@ static trowel_status build(trowel_ctx *ctx, const char *fmt, const trowel_source
     return st;
 }
 
-/* An archive over bytes in memory (kept open by the caller). */
-typedef struct opened {
-    trowel_input *in;
-    trowel_archive *a;
-} opened;
-
-static trowel_status open_bytes(trowel_ctx *ctx, const bytes *b, const char *name,
-                                const char *fmt, opened *o)
-{
-    o->a = NULL;
-    trowel_status st = trowel_input_open_memory(ctx, b->data, b->size, name, &o->in);
-    if (st == TROWEL_OK)
-        st = trowel_archive_open(ctx, o->in, fmt ? trowel_format_find(fmt) : NULL, &o->a);
-    return st;
-}
-
-static void close_opened(opened *o)
-{
-    trowel_archive_close(o->a);
-    trowel_input_close(o->in);
-}
-
-/* Whether the entry named name holds exactly want[0, n). */
-static bool entry_holds(trowel_ctx *ctx, trowel_archive *a, const char *name, const void *want,
-                        size_t n)
-{
-    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
-        if (strcmp(trowel_archive_entry(a, i)->name, name) != 0)
-            continue;
-        trowel_sink *s;
-        if (trowel_sink_open_memory(ctx, &s) != TROWEL_OK)
-            return false;
-        bool same = false;
-        if (trowel_archive_read_entry(a, i, s) == TROWEL_OK) {
-            size_t len;
-            const uint8_t *d = trowel_sink_data(s, &len);
-            same = len == n && (n == 0 || memcmp(d, want, n) == 0);
-        }
-        trowel_sink_discard(s);
-        return same;
-    }
-    fprintf(stderr, "  no entry %s (entry 0: %s)\n", name,
-            trowel_archive_entry_count(a) ? trowel_archive_entry(a, 0)->name : "none");
-    return false;
-}
-
 static const char text[] = "trowel builds archives from memory: the same line, the same line, "
                            "the same line again, so that the packers find something to pack.\n";
 static const uint8_t binary[] = {0, 1, 2, 3, 0xff, 0xfe, 0, 0, 0, 0, 0, 0, 0x80, 0x7f, 9};
@@ -149,7 +104,7 @@ static void check_one_file_format(const char *fmt)
     REQUIRE(open_bytes(ctx, &b, "readme.tx_", fmt, &o) == TROWEL_OK);
     CHECK_EQ_U64(trowel_archive_entry_count(o.a), 1);
     REQUIRE(trowel_archive_entry_count(o.a) == 1);
-    CHECK(entry_holds(ctx, o.a, trowel_archive_entry(o.a, 0)->name, text, sizeof text - 1));
+    CHECK(entry_holds(o.a, trowel_archive_entry(o.a, 0)->name, text, sizeof text - 1));
     close_opened(&o);
     free(b.data);
     trowel_ctx_free(ctx);
@@ -181,8 +136,8 @@ static void check_two_entry_format(const char *fmt, const char *archive_name)
     opened o;
     REQUIRE(open_bytes(ctx, &b, archive_name, fmt, &o) == TROWEL_OK);
     CHECK_EQ_U64(trowel_archive_entry_count(o.a), 2);
-    CHECK(entry_holds(ctx, o.a, "TEXT.TXT", text, sizeof text - 1));
-    CHECK(entry_holds(ctx, o.a, "DATA.BIN", binary, sizeof binary));
+    CHECK(entry_holds(o.a, "TEXT.TXT", text, sizeof text - 1));
+    CHECK(entry_holds(o.a, "DATA.BIN", binary, sizeof binary));
     close_opened(&o);
     free(b.data);
     trowel_ctx_free(ctx);
@@ -226,8 +181,8 @@ static void test_vpp_base_from_memory(void)
     opened o;
     REQUIRE(open_bytes(ctx, &b, "new.vpp", "vpp", &o) == TROWEL_OK);
     CHECK_EQ_U64(trowel_archive_entry_count(o.a), 2);
-    CHECK(entry_holds(ctx, o.a, "TEXT.TXT", changed, sizeof changed - 1));
-    CHECK(entry_holds(ctx, o.a, "DATA.BIN", binary, sizeof binary));
+    CHECK(entry_holds(o.a, "TEXT.TXT", changed, sizeof changed - 1));
+    CHECK(entry_holds(o.a, "DATA.BIN", binary, sizeof binary));
     close_opened(&o);
     free(b.data);
     free(base.data);
@@ -254,7 +209,7 @@ static void test_cine_volcnf_from_memory(void)
     opened o;
     REQUIRE(open_bytes(ctx, &cnf, "mem/VOL.CNF", "cine-volcnf", &o) == TROWEL_OK);
     CHECK_EQ_U64(trowel_archive_entry_count(o.a), 1);
-    CHECK(entry_holds(ctx, o.a, "PROCS00/HELLO.TXT", text, sizeof text - 1));
+    CHECK(entry_holds(o.a, "PROCS00/HELLO.TXT", text, sizeof text - 1));
     close_opened(&o);
     free(cnf.data);
     free(part.data);
@@ -263,28 +218,6 @@ static void test_cine_volcnf_from_memory(void)
 
 /* ---- cine-save: a Future Wars save (30-byte animation entries, the
  * seed's offsets) to its JSON and, served from memory, back to its bytes. */
-enum { FW_ENTRY = 30, FW_SAVE_SIZE = 0x2315 + 255 * FW_ENTRY + 12 + 4 };
-
-static void put_be16_at(uint8_t *b, size_t at, unsigned v)
-{
-    b[at] = (uint8_t)(v >> 8);
-    b[at + 1] = (uint8_t)v;
-}
-
-static void fw_save(uint8_t *b)
-{
-    memset(b, 0, FW_SAVE_SIZE);
-    put_be16_at(b, 0x0000, 1);
-    memcpy(b + 0x0002, "PART01", 6);
-    memcpy(b + 0x0045, "BG01.PI1", 8);
-    put_be16_at(b, 0x005F, 255);
-    put_be16_at(b, 0x0061, 32);
-    put_be16_at(b, 0x2043, 0x777);
-    put_be16_at(b, 0x230F, 5);
-    memcpy(b + 0x2315 + 20, "ROBOT.SET", 9);
-    put_be16_at(b, 0x2315 + 255u * FW_ENTRY + 2, 42);
-}
-
 static void test_cine_save_from_memory(void)
 {
     static uint8_t save[FW_SAVE_SIZE];

@@ -10,6 +10,7 @@
  * calls out of order are usage errors.
  */
 #include "files.h"
+#include "memory_archive.h"
 #include "test.h"
 #include "trowel/trowel.h"
 
@@ -154,50 +155,6 @@ static bytes create_archive(const char *fmt, const mem_entry *e, size_t n,
 static bool same_bytes(const bytes *a, const bytes *b)
 {
     return a->data && b->data && a->size == b->size && memcmp(a->data, b->data, a->size) == 0;
-}
-
-/* ---- reading back */
-
-typedef struct opened {
-    trowel_input *in;
-    trowel_archive *a;
-} opened;
-
-static trowel_status open_bytes(trowel_ctx *ctx, const bytes *b, const char *name,
-                                const char *fmt, opened *o)
-{
-    o->a = NULL;
-    trowel_status st = trowel_input_open_memory(ctx, b->data, b->size, name, &o->in);
-    if (st == TROWEL_OK)
-        st = trowel_archive_open(ctx, o->in, trowel_format_find(fmt), &o->a);
-    return st;
-}
-
-static void close_opened(opened *o)
-{
-    trowel_archive_close(o->a);
-    trowel_input_close(o->in);
-}
-
-/* Whether entry index holds exactly want[0, n). */
-static bool entry_at_holds(trowel_archive *a, size_t index, const void *want, size_t n)
-{
-    uint8_t *d = NULL;
-    size_t len = 0;
-    bool same = trowel_archive_read_entry_data(a, index, &d, &len) == TROWEL_OK && len == n &&
-                (n == 0 || memcmp(d, want, n) == 0);
-    trowel_archive_free_data(a, d);
-    return same;
-}
-
-/* Whether the entry named name holds exactly want[0, n). */
-static bool entry_holds(trowel_archive *a, const char *name, const void *want, size_t n)
-{
-    for (size_t i = 0; i < trowel_archive_entry_count(a); i++)
-        if (strcmp(trowel_archive_entry(a, i)->name, name) == 0)
-            return entry_at_holds(a, i, want, n);
-    fprintf(stderr, "  no entry %s\n", name);
-    return false;
 }
 
 static const char text[] = "trowel writes archives from memory: the same line, the same line, "
@@ -353,27 +310,10 @@ static void test_cine_volcnf(void)
 
 /* cine-save: a Future Wars save (30-byte animation entries) to its JSON,
  * and the JSON through the writer back to the same bytes. */
-enum { FW_ENTRY = 30, FW_SAVE_SIZE = 0x2315 + 255 * FW_ENTRY + 12 + 4 };
-
-static void put_be16_at(uint8_t *b, size_t at, unsigned v)
-{
-    b[at] = (uint8_t)(v >> 8);
-    b[at + 1] = (uint8_t)v;
-}
-
 static void test_cine_save(void)
 {
     static uint8_t save[FW_SAVE_SIZE];
-    memset(save, 0, sizeof save);
-    put_be16_at(save, 0x0000, 1);
-    memcpy(save + 0x0002, "PART01", 6);
-    memcpy(save + 0x0045, "BG01.PI1", 8);
-    put_be16_at(save, 0x005F, 255);
-    put_be16_at(save, 0x0061, 32);
-    put_be16_at(save, 0x2043, 0x777);
-    put_be16_at(save, 0x230F, 5);
-    memcpy(save + 0x2315 + 20, "ROBOT.SET", 9);
-    put_be16_at(save, 0x2315 + 255u * FW_ENTRY + 2, 42);
+    fw_save(save);
     asked a = {0};
     trowel_ctx *ctx = refusing_ctx(&a);
     REQUIRE(ctx);
