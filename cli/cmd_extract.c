@@ -7,8 +7,6 @@
  * archive itself. Existing files are counted and told about once. With
  * --stdout the entries go to standard output, one after the other.
  */
-/* realpath is POSIX (XSI), not C17. */
-#define _DEFAULT_SOURCE
 #include "create.h"
 #include "nested.h"
 #include "written_set.h"
@@ -23,9 +21,7 @@ typedef struct extract_job {
     trowel_archive *a;
     const char *dir_path;
     trowel_outdir *dir;
-    const char *archive_path; /* as given (path is for messages) */
     struct stat archive_st; /* so that no entry is ever written onto it */
-    bool archive_in_reach;  /* an entry's target may be the archive (archive_within_reach) */
     bool force;             /* without it the sink refuses any existing file */
     bool skip_existing;     /* existing files are skipped, not failures */
     cli_patterns *patterns; /* shared by the archives of the batch */
@@ -61,8 +57,6 @@ static void free_clashes(clashes *c)
  * inode), which extraction must never replace. */
 static bool is_the_archive(const extract_job *j, const char *name)
 {
-    if (!j->archive_in_reach)
-        return false;
     char rel[4096], full[8192];
     if (trowel_path_normalize(name, rel, sizeof rel) != TROWEL_OK)
         return false; /* trowel_outdir_create refuses it anyway */
@@ -72,27 +66,6 @@ static bool is_the_archive(const extract_job *j, const char *name)
     struct stat st;
     return stat(full, &st) == 0 && st.st_dev == j->archive_st.st_dev &&
            st.st_ino == j->archive_st.st_ino;
-}
-
-/* Whether some entry's target could be the archive: it has a second name
- * (a hard link, which may be anywhere), or its own path lies inside the
- * output folder (whose symbolic links are never followed). When neither
- * holds, no target is the archive, and extracting thousands of files with
- * --force spares two looks at each. In doubt (a path that does not
- * resolve), it may be. */
-static bool archive_within_reach(const extract_job *j)
-{
-    if (j->archive_st.st_ino == 0 && j->archive_st.st_dev == 0)
-        return false; /* standard input, or not a file: nothing to write over */
-    if (j->archive_st.st_nlink != 1)
-        return true;
-    char *dir = realpath(j->dir_path, NULL), *archive = realpath(j->archive_path, NULL);
-    size_t n = dir ? strlen(dir) : 0;
-    bool reach = !dir || !archive || strcmp(dir, "/") == 0 ||
-                 (strncmp(archive, dir, n) == 0 && archive[n] == '/');
-    free(dir);
-    free(archive);
-    return reach;
 }
 
 static int refuse_input(const extract_job *j, const char *name)
@@ -535,7 +508,6 @@ static int extract_archive(batch *b, extract_job *j)
     if (rc == CLI_EXIT_OK)
         rc = open_dir(b, j->dir_path);
     j->dir = b->dir;
-    j->archive_in_reach = j->force && rc == CLI_EXIT_OK && archive_within_reach(j);
     if (j->dir)
         trowel_outdir_begin_archive(j->dir); /* a name clash with the last one is not "in the archive" */
     if (rc == CLI_EXIT_OK)
@@ -556,8 +528,7 @@ static int extract_archive(batch *b, extract_job *j)
 
 static int extract_one(batch *b, const char *path)
 {
-    extract_job j = {.s = b->s, .path = cli_display_name(path), .archive_path = path,
-                     .dir_path = b->dir_path,
+    extract_job j = {.s = b->s, .path = cli_display_name(path), .dir_path = b->dir_path,
                      .force = cli_args_has(b->args, OPT_FORCE),
                      .skip_existing = cli_args_has(b->args, OPT_SKIP_EXISTING),
                      .patterns = &b->patterns, .to_stdout = b->to_stdout,

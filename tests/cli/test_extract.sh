@@ -86,6 +86,17 @@ ln -s self via-link
 run "$TROWEL" extract -C via-link --force self/RAINX
 assert_rc "extract onto the archive through a linked folder: exit 1" 1
 assert_eq "extract onto the archive through a linked folder: intact" "$before" "$(sha256_of self/RAINX)"
+# ... nor the archive seen through a bind mount (another path, the same
+# inode; no symbolic link to resolve)
+mkdir bound
+if mount --bind self bound 2>/dev/null; then
+    run "$TROWEL" extract -C bound --force self/RAINX
+    umount bound
+    assert_rc "extract onto the archive through a bind mount: exit 1" 1
+    assert_eq "extract onto the archive through a bind mount: intact" "$before" "$(sha256_of self/RAINX)"
+else
+    skip "mount --bind is not allowed here: the bind-mount case"
+fi
 
 # ---- --manifest, then create --manifest: same header, same expansion
 for f in "$SZDD_DIR"/*_; do
