@@ -267,28 +267,63 @@ static trowel_status open_output(trowel_sink *s)
  * nothing; the first difference (or a longer or shorter target) makes the
  * output file after all, with the matched bytes copied over from the
  * target, and the replacement then goes on as before. Only a regular file
- * the process can read is compared; anything else is replaced as before.
+ * the process can read is compared (it is looked at before it is opened, so
+ * no device is ever opened); anything else is replaced as before.
  * Positional writes, copies in the kernel and outputs that finish together
- * make the output file first (trowel_sink_file_stop_comparing). */
+ * make the output file first (trowel_sink_file_stop_comparing).
+ *
+ * The target is someone else's file, and may change while it is compared:
+ * once the bytes matched are thrown away, it is their only copy. So the
+ * target must still be the file that was looked at (same inode, size and
+ * change time) when the output is left to it and after the matched bytes
+ * are copied from it; if it changed, the sink fails ("changed while it was
+ * compared"), and if only its name went (another file renamed over it),
+ * the open file still holds the bytes and the output is made from it. */
 
 /* Opens the target for comparison: true when it is a readable regular file. */
 static bool start_comparing(trowel_sink *s)
 {
     struct trowel_sink_file *f = file_of(s);
+    struct stat st;
+    if (fstatat(f->dirfd, f->final_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return false;
     int fd = openat(f->dirfd, f->final_name,
                     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return false;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return false;
-    }
     f->old_fd = fd;
+    f->old_st = st;
     f->old_size = (uint64_t)st.st_size;
     f->matched = 0;
     f->comparing = true;
     return true;
+}
+
+/* What became of the target since start_comparing looked at it. */
+typedef enum { TARGET_SAME, TARGET_NAME_GONE, TARGET_CHANGED } target_fate;
+
+/* Losing a name changes the change time too, so a file with fewer links
+ * is judged by its size alone. */
+static target_fate target_now(const struct trowel_sink_file *f)
+{
+    struct stat now;
+    const struct stat *was = &f->old_st;
+    if (fstat(f->old_fd, &now) != 0 || now.st_dev != was->st_dev || now.st_ino != was->st_ino ||
+        now.st_size != was->st_size)
+        return TARGET_CHANGED;
+    if (now.st_nlink < was->st_nlink)
+        return TARGET_NAME_GONE;
+    bool same_time = now.st_ctim.tv_sec == was->st_ctim.tv_sec &&
+                     now.st_ctim.tv_nsec == was->st_ctim.tv_nsec;
+    return same_time ? TARGET_SAME : TARGET_CHANGED;
+}
+
+static trowel_status target_changed(trowel_sink *s)
+{
+    return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
+                       "cannot replace %s: it changed while it was compared with the output "
+                       "(run again)",
+                       s->name);
 }
 
 /* Whether the target's next n bytes (after the matched ones) are data. */
@@ -349,6 +384,8 @@ trowel_status trowel_sink_file_stop_comparing(trowel_sink *s)
         st = trowel_sink_fd_copy(s, f->fd, f->old_fd, 0, f->matched, &copied);
     if (st == TROWEL_OK && copied < f->matched)
         st = copy_matched_by_hand(s, copied);
+    if (st == TROWEL_OK && f->matched > 0 && target_now(f) == TARGET_CHANGED)
+        st = target_changed(s); /* the bytes copied may not be the ones compared */
     end_comparing(f);
     s->ctx->last_target_existed = true; /* it was there: replace it by a temporary name */
     return st;
@@ -675,13 +712,17 @@ static trowel_status file_finish(trowel_sink *s, trowel_status st)
 {
     struct trowel_sink_file *f = file_of(s);
     if (f->comparing) {
-        if (st != TROWEL_OK || f->matched == f->old_size) {
+        target_fate fate = st == TROWEL_OK ? target_now(f) : TARGET_SAME;
+        if (fate == TARGET_CHANGED)
+            st = target_changed(s);
+        if (st != TROWEL_OK || (f->matched == f->old_size && fate == TARGET_SAME)) {
             /* A failure before any byte was written, or the target holds
              * the output already: either way it stays as it is. */
             end_comparing(f);
             return st;
         }
-        st = trowel_sink_file_stop_comparing(s); /* the target is longer */
+        /* The target is longer, or its name now holds another file. */
+        st = trowel_sink_file_stop_comparing(s);
         if (st != TROWEL_OK) {
             file_discard(s);
             return st;

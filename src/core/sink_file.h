@@ -6,6 +6,8 @@
 
 #include "sink.h"
 
+#include <sys/stat.h>
+
 struct trowel_sink_file {
     int fd;             /* the output being written, or -1 once closed */
     int dirfd;          /* the folder holding target and temporary */
@@ -20,6 +22,7 @@ struct trowel_sink_file {
     bool comparing;
     int old_fd;
     uint64_t matched, old_size;
+    struct stat old_st; /* the target as it was before it was opened */
 };
 
 /* s's file state, or NULL when s is not a file sink. */

@@ -313,10 +313,110 @@ static void test_limit_message_names_purpose_sizes_and_limit(void)
     trowel_ctx_free(ctx);
 }
 
+/* Writes text to path (replacing it through a rename when fresh, so that
+ * the name then holds another inode). */
+static void put_file(const char *path, const char *text, bool fresh)
+{
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.new", path);
+    FILE *fp = fopen(fresh ? tmp : path, fresh ? "wb" : "r+b");
+    REQUIRE(fp != NULL);
+    fputs(text, fp);
+    fclose(fp);
+    if (fresh)
+        REQUIRE(rename(tmp, path) == 0);
+}
+
+static ino_t inode_of(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* Replacing a file that already holds the output leaves it as it is (same
+ * inode, nothing written); a target that changes while it is compared is
+ * never taken for the output. The comparison happens when the sink's
+ * buffer is flushed, so a flush stands for "while it is compared". */
+static void test_replacing_compares_with_the_target(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[512];
+    snprintf(path, sizeof path, "%s/t.txt", dir);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_sink *s;
+
+    /* The same bytes: the same file afterwards. */
+    put_file(path, "hello", true);
+    ino_t before = inode_of(path);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_file_state(s)->comparing);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(file_is(path, "hello"));
+    CHECK(inode_of(path) == before);
+
+    /* Other bytes of the same size: a new file. */
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "HELLO", 5) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(file_is(path, "HELLO"));
+    CHECK(inode_of(path) != before);
+
+    /* Grown after its bytes matched: refused, and left to whoever grew it. */
+    put_file(path, "hello", true);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    FILE *fp = fopen(path, "ab");
+    REQUIRE(fp != NULL);
+    fputs(" world", fp);
+    fclose(fp);
+    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "changed while it was compared") != NULL);
+    CHECK(file_is(path, "hello world"));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* Changed inside the matched bytes before a difference: the matched
+     * bytes would come from the changed file, so it is refused. */
+    put_file(path, "helloAAAA", true);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    put_file(path, "HELLO", false); /* in place: the first five bytes */
+    CHECK(trowel_sink_write(s, "BBBB", 4) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
+    CHECK(file_is(path, "HELLOAAAA"));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* Another file renamed over the name after its bytes matched: the open
+     * file still holds them, and the name gets the output. */
+    put_file(path, "hello", true);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    put_file(path, "other", true);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(file_is(path, "hello"));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* Anything but a regular file is looked at, never opened (a device
+     * could act on an open): a folder here. */
+    REQUIRE(unlink(path) == 0);
+    REQUIRE(mkdir(path, 0700) == 0);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(!trowel_sink_file_state(s)->comparing);
+    trowel_sink_discard(s);
+    REQUIRE(rmdir(path) == 0);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
 TEST_MAIN(TEST(test_outdir_removes_only_the_empty_folders_it_made),
           TEST(test_limit_message_names_purpose_sizes_and_limit),
           TEST(test_unnamed_output_has_no_name_until_finished),
           TEST(test_unnamed_output_refuses_name_taken_meanwhile),
           TEST(test_named_fallback_is_short_announced_and_removed),
           TEST(test_positional_writes_to_unnamed_file),
-          TEST(test_positional_writes_to_named_fallback))
+          TEST(test_positional_writes_to_named_fallback),
+          TEST(test_replacing_compares_with_the_target))
