@@ -36,8 +36,10 @@ void vsif_put_u32(uint8_t *p, uint32_t v)
 
 void vsif_image_free(trowel_ctx *ctx, vsif_image *img)
 {
-    for (size_t i = 0; img->scenes && i < img->count; i++)
+    for (size_t i = 0; img->scenes && i < img->count; i++) {
         trowel_mem_free(ctx, img->scenes[i].sounds);
+        trowel_mem_free(ctx, img->scenes[i].decoded);
+    }
     trowel_mem_free(ctx, img->scenes);
     trowel_mem_free(ctx, img->damage);
     choreo_pool_free(img->pool);
@@ -384,6 +386,13 @@ trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif
     trowel_reader_init(&whole, ctx, in);
     if (!sc->compressed)
         return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
+    if (sc->decoded) { /* the survey's (the image owns it: b->decoded stays NULL) */
+        trowel_status s =
+            trowel_input_open_memory(ctx, sc->decoded, sc->decoded_size, "(bvcd)", &b->mem);
+        if (s == TROWEL_OK)
+            trowel_reader_init(&b->r, ctx, b->mem);
+        return s;
+    }
     uint8_t *blob;
     size_t blob_size, size = 0;
     trowel_status s = load_span(&whole, sc->data_offset, sc->data_length, &blob, &blob_size);
@@ -443,6 +452,21 @@ bool vsif_image_uses_float(const vsif_image *img)
  * scene whose summary fits only one rounding rule tells which rule the
  * image's builder followed. A scene that cannot be read at all is left for
  * extract and verify to report, as before. */
+/* Hands the survey's decoded BVCD of sc to sc when the budget allows. */
+static void keep_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc, vsif_scene_bvcd *b)
+{
+    uint64_t budget = trowel_ctx_mem_limit(ctx) / 16;
+    if (budget > VSIF_DECODED_BUDGET_MAX)
+        budget = VSIF_DECODED_BUDGET_MAX;
+    uint64_t size = trowel_reader_size(&b->r);
+    if (!b->decoded || size > UINT32_MAX || img->decoded_kept + size > budget)
+        return;
+    sc->decoded = b->decoded;
+    sc->decoded_size = (uint32_t)size;
+    img->decoded_kept += size;
+    b->decoded = NULL;
+}
+
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img)
 {
     for (uint32_t i = 0; i < img->count; i++) {
@@ -454,6 +478,8 @@ trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *i
         trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
         if (s == TROWEL_OK) {
             s = choreo_read_bvcd_loose(ctx, &b.r, img->pool, &scene, &missing, &first);
+            if (s == TROWEL_OK)
+                keep_decoded(ctx, img, sc, &b);
             vsif_scene_bvcd_close(ctx, &b);
         }
         if (s == TROWEL_ERR_NOMEM)
