@@ -6,6 +6,7 @@
  */
 #include "cli.h"
 #ifdef TROWEL_HAVE_MHD
+#include "view/mhd.h"
 #include "view/view.h"
 #endif
 
@@ -26,13 +27,24 @@ static int run_view(const cli_args *args, cli_session *s)
     for (size_t i = 0; i < args->operand_count; i++)
         if (cli_is_stdin(args->operands[i]))
             return cli_usage_error(s->verb, "view reads files, not standard input");
+    /* Loaded first, so that a missing library is said before any work. */
+    view_mhd mhd;
+    char why[256];
+    if (!view_mhd_load(&mhd, why, sizeof why)) {
+        cli_error("%s: cannot load libmicrohttpd: %s (install the libmicrohttpd package)",
+                  s->verb, why);
+        return CLI_EXIT_FAILURE;
+    }
+    cfg.mhd = &mhd;
     view_model *m = view_model_open(s, args->operands, args->operand_count);
     if (!m) {
+        view_mhd_unload(&mhd);
         cli_error("%s: out of memory", s->verb);
         return CLI_EXIT_FAILURE;
     }
     rc = view_serve(s, m, &cfg);
     view_model_close(m);
+    view_mhd_unload(&mhd); /* after the server's thread has stopped */
     return rc;
 }
 #else

@@ -54,7 +54,7 @@ typedef struct view_server {
     unsigned port;
     char token[TOKEN_HEX + 1];
     char host_ip[32], host_name[32];
-    view_mhd mhd; /* libmicrohttpd, loaded by view_serve */
+    view_mhd mhd; /* libmicrohttpd's functions (the caller loaded it) */
 } view_server;
 
 static bool make_token(char out[TOKEN_HEX + 1])
@@ -256,16 +256,10 @@ static void free_three(view_server *v)
 
 int view_serve(cli_session *s, view_model *m, const view_config *cfg)
 {
-    view_server v = {.s = s, .m = m};
-    char why[256];
-    if (!view_mhd_load(&v.mhd, why, sizeof why)) {
-        cli_error("view: cannot load libmicrohttpd: %s (install the libmicrohttpd package)", why);
-        return CLI_EXIT_FAILURE;
-    }
+    view_server v = {.s = s, .m = m, .mhd = *cfg->mhd};
     load_three(&v);
     if (!make_token(v.token)) {
         free_three(&v);
-        view_mhd_unload(&v.mhd);
         cli_error("view: no randomness for the token");
         return CLI_EXIT_FAILURE;
     }
@@ -289,7 +283,6 @@ int view_serve(cli_session *s, view_model *m, const view_config *cfg)
         free_three(&v);
         cli_error("view: cannot listen on 127.0.0.1:%u (%s)", cfg->port,
                   errno ? strerror(errno) : "in use?");
-        view_mhd_unload(&v.mhd);
         return CLI_EXIT_FAILURE;
     }
     const union MHD_DaemonInfo *info = v.mhd.get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
@@ -309,6 +302,5 @@ int view_serve(cli_session *s, view_model *m, const view_config *cfg)
     v.mhd.stop_daemon(d);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free_three(&v);
-    view_mhd_unload(&v.mhd);
     return CLI_EXIT_OK;
 }

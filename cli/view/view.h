@@ -72,9 +72,12 @@ const view_asset *view_builtin_asset(const char *name);
 
 /* --------------------------------------------------------------- server */
 
+struct view_mhd;
+
 typedef struct view_config {
     unsigned port;      /* 0: any free port */
     bool open_browser;
+    const struct view_mhd *mhd; /* libmicrohttpd, loaded by the caller (mhd.h) */
 } view_config;
 
 /* Serves m until SIGINT or SIGTERM. Prints the URL first on stdout. */
