@@ -138,8 +138,9 @@ static trowel_status check_kinds(trowel_sink *const *sinks, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         struct trowel_sink_file *f = trowel_sink_file_state(sinks[i]);
-        if (sinks[i]->failed) /* its own failure says more than the kind */
-            return sinks[i]->failed;
+        if (sinks[i]->failed) /* its own failure says more than its kind */
+            return trowel_fail(sinks[i]->ctx, sinks[i]->failed, TROWEL_NO_OFFSET,
+                               "%s: a write to it failed earlier", sinks[i]->name);
         if (!f || (f->fd < 0 && !f->comparing))
             return trowel_fail(sinks[i]->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "%s is not a file output: only files finish together",

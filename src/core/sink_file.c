@@ -95,7 +95,7 @@ void trowel_sink_hold_lock(trowel_sink *s)
 static int create_named_temp(trowel_sink *s, const char *name)
 {
     struct trowel_sink_file *f = file_of(s);
-    f->fd = openat(f->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    f->fd = openat(f->dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (f->fd < 0)
         return errno;
     hold_lock(f->fd);
@@ -234,7 +234,7 @@ static bool open_unnamed(trowel_sink *s)
     struct trowel_sink_file *f = file_of(s);
     if (s->ctx->named_temps_only || !proc_fd_usable(s->ctx))
         return false;
-    f->fd = openat(f->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    f->fd = openat(f->dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
     f->unnamed = f->fd >= 0;
     return f->unnamed;
 #else
@@ -267,18 +267,85 @@ static trowel_status open_output(trowel_sink *s)
  * nothing; the first difference (or a longer or shorter target) makes the
  * output file after all, with the matched bytes copied over from the
  * target, and the replacement then goes on as before. Only a regular file
- * the process can read is compared (it is looked at before it is opened, so
- * no device is ever opened); anything else is replaced as before.
- * Positional writes, copies in the kernel and outputs that finish together
- * make the output file first (trowel_sink_file_stop_comparing).
+ * the process can read is compared (it is looked at before it is opened,
+ * so a device under the name is not opened); anything else is replaced as
+ * before. Positional writes, copies in the kernel and outputs that finish
+ * together make the output file first (trowel_sink_file_stop_comparing).
  *
- * The target is someone else's file, and may change while it is compared:
- * once the bytes matched are thrown away, it is their only copy. So the
- * target must still be the file that was looked at (same inode, size and
- * change time) when the output is left to it and after the matched bytes
- * are copied from it; if it changed, the sink fails ("changed while it was
- * compared"), and if only its name went (another file renamed over it),
- * the open file still holds the bytes and the output is made from it. */
+ * The target is someone else's file and may change while it is compared,
+ * and once compared bytes are dropped, it is their only copy. So the sink
+ * keeps a running hash of the matched bytes and checks it against what is
+ * there when it relies on the target: the copy of the matched bytes in the
+ * output (its own file, read back) after a difference, and the target
+ * itself, read again, before leaving it as the output, whose name must
+ * then still lead to that file (else, another file renamed over it, the
+ * output is made from the open one). A mismatch fails the sink ("changed
+ * while it was compared"). Time stamps and link counts are not trusted:
+ * they move for harmless reasons (chmod, a new link) and, on some file
+ * systems, too coarsely to see a write. */
+
+/* A running 64-bit hash of bytes given in pieces of any size: a multiply,
+ * rotate, multiply mix over 8-byte words, the tail of a piece waiting for
+ * the next. For telling a changed file from an unchanged one, not for
+ * adversaries. */
+static uint64_t load_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void mix_word(uint64_t *h, uint64_t w)
+{
+    uint64_t x = *h ^ (w * 0x9E3779B97F4A7C15u);
+    *h = (x << 29 | x >> 35) * 0xBF58476D1CE4E5B9u;
+}
+
+static void hash_add(struct trowel_sink_hash *m, const uint8_t *p, size_t n)
+{
+    m->len += n;
+    while (n > 0 && m->tail_len > 0) {
+        m->tail[m->tail_len++] = *p++;
+        n--;
+        if (m->tail_len == 8) {
+            mix_word(&m->h, load_le64(m->tail));
+            m->tail_len = 0;
+        }
+    }
+    for (; n >= 8; p += 8, n -= 8)
+        mix_word(&m->h, load_le64(p));
+    memcpy(m->tail, p, n);
+    m->tail_len += (unsigned)n;
+}
+
+static uint64_t hash_value(const struct trowel_sink_hash *m)
+{
+    uint8_t last[8] = {0};
+    memcpy(last, m->tail, m->tail_len);
+    uint64_t h = m->h;
+    mix_word(&h, load_le64(last));
+    mix_word(&h, m->len);
+    return h ^ h >> 31;
+}
+
+/* Whether fd's bytes [0, n) hash to want (false on a short read). */
+static bool fd_hashes_to(int fd, uint64_t n, uint64_t want)
+{
+    struct trowel_sink_hash m = {0};
+    uint8_t chunk[16384];
+    for (uint64_t done = 0; done < n;) {
+        size_t ask = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk;
+        ssize_t got = pread(fd, chunk, ask, (off_t)done);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        hash_add(&m, chunk, (size_t)got);
+        done += (uint64_t)got;
+    }
+    return hash_value(&m) == want;
+}
 
 /* Opens the target for comparison: true when it is a readable regular file. */
 static bool start_comparing(trowel_sink *s)
@@ -292,30 +359,11 @@ static bool start_comparing(trowel_sink *s)
     if (fd < 0)
         return false;
     f->old_fd = fd;
-    f->old_st = st;
     f->old_size = (uint64_t)st.st_size;
     f->matched = 0;
+    memset(&f->matched_hash, 0, sizeof f->matched_hash);
     f->comparing = true;
     return true;
-}
-
-/* What became of the target since start_comparing looked at it. */
-typedef enum { TARGET_SAME, TARGET_NAME_GONE, TARGET_CHANGED } target_fate;
-
-/* Losing a name changes the change time too, so a file with fewer links
- * is judged by its size alone. */
-static target_fate target_now(const struct trowel_sink_file *f)
-{
-    struct stat now;
-    const struct stat *was = &f->old_st;
-    if (fstat(f->old_fd, &now) != 0 || now.st_dev != was->st_dev || now.st_ino != was->st_ino ||
-        now.st_size != was->st_size)
-        return TARGET_CHANGED;
-    if (now.st_nlink < was->st_nlink)
-        return TARGET_NAME_GONE;
-    bool same_time = now.st_ctim.tv_sec == was->st_ctim.tv_sec &&
-                     now.st_ctim.tv_nsec == was->st_ctim.tv_nsec;
-    return same_time ? TARGET_SAME : TARGET_CHANGED;
 }
 
 static trowel_status target_changed(trowel_sink *s)
@@ -326,7 +374,8 @@ static trowel_status target_changed(trowel_sink *s)
                        s->name);
 }
 
-/* Whether the target's next n bytes (after the matched ones) are data. */
+/* Whether the target's next n bytes (after the matched ones) are data. The
+ * size seen at the start only spares reads that cannot match. */
 static bool target_continues_with(struct trowel_sink_file *f, const uint8_t *data, size_t n)
 {
     if (n > f->old_size - f->matched)
@@ -365,8 +414,7 @@ static trowel_status copy_matched_by_hand(trowel_sink *s, uint64_t copied)
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot read %s: %s",
-                               s->name, got < 0 ? strerror(errno) : "it shrank while read");
+            return target_changed(s); /* it shrank */
         st = trowel_sink_fd_write_all(s, f->fd, chunk, (size_t)got);
         copied += (uint64_t)got;
     }
@@ -384,11 +432,31 @@ trowel_status trowel_sink_file_stop_comparing(trowel_sink *s)
         st = trowel_sink_fd_copy(s, f->fd, f->old_fd, 0, f->matched, &copied);
     if (st == TROWEL_OK && copied < f->matched)
         st = copy_matched_by_hand(s, copied);
-    if (st == TROWEL_OK && f->matched > 0 && target_now(f) == TARGET_CHANGED)
-        st = target_changed(s); /* the bytes copied may not be the ones compared */
+    /* The output's own copy, read back, must be the bytes compared. */
+    if (st == TROWEL_OK && f->matched > 0 &&
+        !fd_hashes_to(f->fd, f->matched, hash_value(&f->matched_hash)))
+        st = target_changed(s);
     end_comparing(f);
     s->ctx->last_target_existed = true; /* it was there: replace it by a temporary name */
     return st;
+}
+
+/* At finish, every write matched: *stays when the target can stay as the
+ * output (it holds exactly the matched bytes, and its name still leads to
+ * it); false when it holds them but is longer or its name leads elsewhere
+ * (the output is then made from it). A target that lost them fails. */
+static trowel_status target_holds_output(trowel_sink *s, bool *stays)
+{
+    struct trowel_sink_file *f = file_of(s);
+    struct stat open_st, named;
+    *stays = false;
+    if (fstat(f->old_fd, &open_st) != 0 || (uint64_t)open_st.st_size < f->matched ||
+        !fd_hashes_to(f->old_fd, f->matched, hash_value(&f->matched_hash)))
+        return target_changed(s);
+    *stays = (uint64_t)open_st.st_size == f->matched &&
+             fstatat(f->dirfd, f->final_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+             named.st_dev == open_st.st_dev && named.st_ino == open_st.st_ino;
+    return TROWEL_OK;
 }
 
 static trowel_status open_file_in(trowel_ctx *ctx, int dirfd, bool owns, const char *name,
@@ -657,6 +725,7 @@ static trowel_status file_write(trowel_sink *s, const void *data, size_t n)
     struct trowel_sink_file *f = file_of(s);
     if (f->comparing) {
         if (target_continues_with(f, data, n)) {
+            hash_add(&f->matched_hash, data, n);
             f->matched += n;
             return TROWEL_OK;
         }
@@ -712,16 +781,16 @@ static trowel_status file_finish(trowel_sink *s, trowel_status st)
 {
     struct trowel_sink_file *f = file_of(s);
     if (f->comparing) {
-        target_fate fate = st == TROWEL_OK ? target_now(f) : TARGET_SAME;
-        if (fate == TARGET_CHANGED)
-            st = target_changed(s);
-        if (st != TROWEL_OK || (f->matched == f->old_size && fate == TARGET_SAME)) {
+        bool stays = false;
+        if (st == TROWEL_OK)
+            st = target_holds_output(s, &stays);
+        if (st != TROWEL_OK || stays) {
             /* A failure before any byte was written, or the target holds
              * the output already: either way it stays as it is. */
             end_comparing(f);
             return st;
         }
-        /* The target is longer, or its name now holds another file. */
+        /* The target is longer, or its name now leads to another file. */
         st = trowel_sink_file_stop_comparing(s);
         if (st != TROWEL_OK) {
             file_discard(s);

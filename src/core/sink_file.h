@@ -6,7 +6,13 @@
 
 #include "sink.h"
 
-#include <sys/stat.h>
+/* A running hash of bytes given in pieces (sink_file.c, "identical
+ * files"). */
+struct trowel_sink_hash {
+    uint64_t h, len;
+    uint8_t tail[8];
+    unsigned tail_len;
+};
 
 struct trowel_sink_file {
     int fd;             /* the output being written, or -1 once closed */
@@ -18,11 +24,13 @@ struct trowel_sink_file {
     unsigned flags;     /* TROWEL_SINK_OVERWRITE and the folder facts */
     /* Replacing a file: while `comparing`, nothing has been written (fd is
      * -1) and the bytes given so far equal the first `matched` of the
-     * target's, open read-only as old_fd (old_size bytes). */
+     * target's, open read-only as old_fd (old_size bytes when it was
+     * looked at); matched_hash is their hash, to check the target (or the
+     * output's copy of them) still holds them when that is relied on. */
     bool comparing;
     int old_fd;
     uint64_t matched, old_size;
-    struct stat old_st; /* the target as it was before it was opened */
+    struct trowel_sink_hash matched_hash;
 };
 
 /* s's file state, or NULL when s is not a file sink. */

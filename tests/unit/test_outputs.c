@@ -363,7 +363,8 @@ static void test_replacing_compares_with_the_target(void)
     CHECK(file_is(path, "HELLO"));
     CHECK(inode_of(path) != before);
 
-    /* Grown after its bytes matched: refused, and left to whoever grew it. */
+    /* Grown after its bytes matched: it still holds them, so the output is
+     * made from them and replaces it. */
     put_file(path, "hello", true);
     REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
     CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
@@ -372,10 +373,51 @@ static void test_replacing_compares_with_the_target(void)
     REQUIRE(fp != NULL);
     fputs(" world", fp);
     fclose(fp);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(file_is(path, "hello"));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* Changed in place (same size) after its bytes matched: refused, and
+     * left to whoever changed it, whatever its time stamps say. */
+    put_file(path, "hello", true);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    put_file(path, "HELLO", false);
     CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "changed while it was compared") != NULL);
-    CHECK(file_is(path, "hello world"));
+    CHECK(file_is(path, "HELLO"));
     CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* The same, and a second name of it removed meanwhile (which changes
+     * its link count): still refused, never made from the changed bytes. */
+    char link2[600];
+    snprintf(link2, sizeof link2, "%s/second", dir);
+    put_file(path, "helloAAAA", true);
+    REQUIRE(link(path, link2) == 0);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    put_file(path, "HELLO", false);
+    REQUIRE(unlink(link2) == 0);
+    CHECK(trowel_sink_write(s, "BBBB", 4) == TROWEL_OK);
+    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
+    CHECK(file_is(path, "HELLOAAAA"));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+
+    /* Harmless changes meanwhile (its mode, a new name elsewhere): it still
+     * holds the output, and stays. */
+    put_file(path, "hello", true);
+    before = inode_of(path);
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
+    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    REQUIRE(chmod(path, 0640) == 0);
+    REQUIRE(link(path, link2) == 0);
+    CHECK(trowel_sink_finish(s) == TROWEL_OK);
+    CHECK(inode_of(path) == before);
+    CHECK(file_is(path, "hello"));
+    REQUIRE(unlink(link2) == 0);
 
     /* Changed inside the matched bytes before a difference: the matched
      * bytes would come from the changed file, so it is refused. */
