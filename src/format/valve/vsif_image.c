@@ -446,12 +446,6 @@ bool vsif_image_uses_float(const vsif_image *img)
     return img->float_votes > img->double_votes;
 }
 
-/* Reads every scene once when the image is opened, for two things only
- * the scenes can tell: a scene whose string indices fall outside the pool
- * cannot become text (it is then extracted as stored, named .bvcd), and a
- * scene whose summary fits only one rounding rule tells which rule the
- * image's builder followed. A scene that cannot be read at all is left for
- * extract and verify to report, as before. */
 /* Hands the survey's decoded BVCD of sc to sc when the budget allows. */
 static void keep_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc, vsif_scene_bvcd *b)
 {
@@ -467,6 +461,14 @@ static void keep_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc, vsif_
     b->decoded = NULL;
 }
 
+/* Reads every scene once when the image is opened, for two things only
+ * the scenes can tell: a scene whose string indices fall outside the pool
+ * cannot become text (it is then extracted as stored, named .bvcd), and a
+ * scene whose summary fits only one rounding rule tells which rule the
+ * image's builder followed. A scene that cannot be read at all is left for
+ * extract and verify to report, as before. The decoded BVCDs stay with
+ * the image (keep_decoded), so that reading a scene does not decode it
+ * again. */
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img)
 {
     for (uint32_t i = 0; i < img->count; i++) {

@@ -79,12 +79,13 @@ uint32_t vsif_name_crc(const char *name);
  * damaged file lacks is in img->damage. vsif_image_free releases it. */
 trowel_status vsif_image_read(trowel_reader *r, vsif_image *img);
 void vsif_image_free(trowel_ctx *ctx, vsif_image *img);
+/* The most bytes of decoded BVCDs an open image keeps (and never more
+ * than a sixteenth of the memory limit). */
+#define VSIF_DECODED_BUDGET_MAX ((uint64_t)64 << 20)
 /* Reads every scene once: marks those that cannot become text, counts
  * which summary rounding rule the image follows, and keeps the decoded
- * BVCDs of compressed scenes while they fit in a sixteenth of the memory
- * limit (capped at VSIF_DECODED_BUDGET_MAX): each decode costs liblzma a
- * stream set-up, a fifth of the time to extract a scene as text. */
-#define VSIF_DECODED_BUDGET_MAX ((uint64_t)64 << 20)
+ * BVCDs of compressed scenes within the budget above: each decode costs
+ * liblzma a stream set-up, a fifth of the time to extract a scene as text. */
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img);
 /* The rule most scenes follow (single precision), false when none tells. */
 bool vsif_image_uses_float(const vsif_image *img);
