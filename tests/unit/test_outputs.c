@@ -333,6 +333,20 @@ static ino_t inode_of(const char *path)
     return stat(path, &st) == 0 ? st.st_ino : 0;
 }
 
+/* A replacing sink over path, which is made to hold target first, given
+ * written and flushed: compared with the target so far. *s NULL on failure. */
+static void compared_so_far(trowel_ctx *ctx, const char *path, const char *target,
+                            const char *written, trowel_sink **s)
+{
+    *s = NULL;
+    put_file(path, target, true);
+    trowel_sink *sink;
+    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &sink) == TROWEL_OK);
+    *s = sink;
+    CHECK(trowel_sink_write(sink, written, strlen(written)) == TROWEL_OK);
+    CHECK(trowel_sink_flush(sink) == TROWEL_OK);
+}
+
 /* Replacing a file that already holds the output leaves it as it is (same
  * inode, nothing written); a target that changes while it is compared is
  * never taken for the output. The comparison happens when the sink's
@@ -365,10 +379,8 @@ static void test_replacing_compares_with_the_target(void)
 
     /* Grown after its bytes matched: it still holds them, so the output is
      * made from them and replaces it. */
-    put_file(path, "hello", true);
-    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
-    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
-    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    compared_so_far(ctx, path, "hello", "hello", &s);
+    REQUIRE(s != NULL);
     FILE *fp = fopen(path, "ab");
     REQUIRE(fp != NULL);
     fputs(" world", fp);
@@ -379,10 +391,8 @@ static void test_replacing_compares_with_the_target(void)
 
     /* Changed in place (same size) after its bytes matched: refused, and
      * left to whoever changed it, whatever its time stamps say. */
-    put_file(path, "hello", true);
-    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
-    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
-    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    compared_so_far(ctx, path, "hello", "hello", &s);
+    REQUIRE(s != NULL);
     put_file(path, "HELLO", false);
     CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "changed while it was compared") != NULL);
@@ -394,7 +404,7 @@ static void test_replacing_compares_with_the_target(void)
     char link2[600];
     snprintf(link2, sizeof link2, "%s/second", dir);
     put_file(path, "helloAAAA", true);
-    REQUIRE(link(path, link2) == 0);
+    REQUIRE(link(path, link2) == 0); /* two links when the comparison starts */
     REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
     CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
     CHECK(trowel_sink_flush(s) == TROWEL_OK);
@@ -407,11 +417,9 @@ static void test_replacing_compares_with_the_target(void)
 
     /* Harmless changes meanwhile (its mode, a new name elsewhere): it still
      * holds the output, and stays. */
-    put_file(path, "hello", true);
+    compared_so_far(ctx, path, "hello", "hello", &s);
+    REQUIRE(s != NULL);
     before = inode_of(path);
-    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
-    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
-    CHECK(trowel_sink_flush(s) == TROWEL_OK);
     REQUIRE(chmod(path, 0640) == 0);
     REQUIRE(link(path, link2) == 0);
     CHECK(trowel_sink_finish(s) == TROWEL_OK);
@@ -421,10 +429,8 @@ static void test_replacing_compares_with_the_target(void)
 
     /* Changed inside the matched bytes before a difference: the matched
      * bytes would come from the changed file, so it is refused. */
-    put_file(path, "helloAAAA", true);
-    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
-    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
-    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    compared_so_far(ctx, path, "helloAAAA", "hello", &s);
+    REQUIRE(s != NULL);
     put_file(path, "HELLO", false); /* in place: the first five bytes */
     CHECK(trowel_sink_write(s, "BBBB", 4) == TROWEL_OK);
     CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
@@ -433,10 +439,8 @@ static void test_replacing_compares_with_the_target(void)
 
     /* Another file renamed over the name after its bytes matched: the open
      * file still holds them, and the name gets the output. */
-    put_file(path, "hello", true);
-    REQUIRE(trowel_sink_open_file(ctx, path, TROWEL_SINK_OVERWRITE, &s) == TROWEL_OK);
-    CHECK(trowel_sink_write(s, "hello", 5) == TROWEL_OK);
-    CHECK(trowel_sink_flush(s) == TROWEL_OK);
+    compared_so_far(ctx, path, "hello", "hello", &s);
+    REQUIRE(s != NULL);
     put_file(path, "other", true);
     CHECK(trowel_sink_finish(s) == TROWEL_OK);
     CHECK(file_is(path, "hello"));
