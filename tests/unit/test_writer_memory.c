@@ -9,6 +9,7 @@
  * memory, no descriptor), names are checked as create checks them, and
  * calls out of order are usage errors.
  */
+#include "cost_sample.h"
 #include "files.h"
 #include "memory_archive.h"
 #include "test.h"
@@ -458,37 +459,6 @@ static void test_vsif_props_carry_the_scene_keys(void)
     trowel_ctx_free(ctx);
 }
 
-/* scumm-cost: its create reads a folder (costume.json and the pictures
- * beside it); through the writer each file of it is an entry. The folder
- * is made once on disk by convert (the test's preparation), read into
- * memory and removed before the build. */
-static size_t make_cost(uint8_t *out)
-{
-    static const uint8_t rle[] = {0x11, 0x21, 0x12, 0x01}; /* 2x2: colours 1, 2 */
-    memset(out, 0, 256);
-    size_t base = 8, p = base + 8 + 16;
-    memcpy(out, "COST", 4);
-    memcpy(out + base + 4, "CO", 2);
-    out[base + 7] = 0x58; /* 16 colours */
-    for (unsigned c = 0; c < 16; c++)
-        out[base + 8 + c] = (uint8_t)c;
-    size_t table = p - base;
-    size_t anim = table + 2 + 32 + 2, cmds = anim + 5, limb = cmds + 1, pic = limb + 2;
-    out[p] = (uint8_t)cmds;
-    out[p + 2] = (uint8_t)limb;
-    out[p + 34] = (uint8_t)anim;
-    uint8_t *a = out + base + anim;
-    a[0] = 0x00, a[1] = 0x80; /* limb 0 plays command 0, looping */
-    out[base + limb] = (uint8_t)pic;
-    uint8_t *h12 = out + base + pic;
-    h12[0] = 2, h12[2] = 2;
-    memcpy(h12 + 12, rle, sizeof rle);
-    size_t total = base + pic + 12 + sizeof rle;
-    out[7] = (uint8_t)total;
-    out[base] = (uint8_t)(total - 8);
-    return total;
-}
-
 typedef struct folder_files {
     char names[8][256];
     bytes data[8];
@@ -544,6 +514,10 @@ static void free_folder(folder_files *f)
         free(f->data[i].data);
 }
 
+/* scumm-cost: its create reads a folder (costume.json and the pictures
+ * beside it); through the writer each file of it is an entry. The folder
+ * is made once on disk by convert (the test's preparation), read into
+ * memory and removed before the build. The costume is cost_sample.h's. */
 static void test_scumm_cost(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
