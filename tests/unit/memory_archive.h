@@ -1,8 +1,9 @@
 /*
  * What the tests that build archives in memory share (test_writer_memory,
- * test_create_from_memory): an archive opened over bytes in memory, the
- * check that an entry holds exactly some bytes, and a small Future Wars
- * save (cine-save) made field by field.
+ * test_create_from_memory): a copy of a memory sink's bytes, an archive
+ * opened over bytes in memory and converted, the check that an entry holds
+ * exactly some bytes, and a small Future Wars save (cine-save) made field
+ * by field.
  */
 #ifndef TROWEL_TEST_MEMORY_ARCHIVE_H
 #define TROWEL_TEST_MEMORY_ARCHIVE_H
@@ -12,7 +13,20 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* A malloc'd copy of the bytes memory sink s holds (data NULL when memory
+ * runs out). */
+static inline bytes sink_copy(trowel_sink *s)
+{
+    size_t n = 0;
+    const uint8_t *d = trowel_sink_data(s, &n);
+    bytes b = {malloc(n + 1), n};
+    if (b.data && n)
+        memcpy(b.data, d, n);
+    return b;
+}
 
 /* An archive over bytes in memory (kept open by the caller). */
 typedef struct opened {
@@ -35,6 +49,23 @@ static inline void close_opened(opened *o)
 {
     trowel_archive_close(o->a);
     trowel_input_close(o->in);
+}
+
+/* b, opened as fmt, converted to target without options: a malloc'd copy
+ * (data NULL when any step fails). */
+static inline bytes converted(trowel_ctx *ctx, const bytes *b, const char *name, const char *fmt,
+                              const char *target)
+{
+    bytes out = {NULL, 0};
+    opened o = {NULL, NULL};
+    trowel_sink *s = NULL;
+    if (open_bytes(ctx, b, name, fmt, &o) == TROWEL_OK &&
+        trowel_sink_open_memory(ctx, &s) == TROWEL_OK &&
+        trowel_convert(ctx, o.a, target, NULL, 0, s) == TROWEL_OK)
+        out = sink_copy(s);
+    trowel_sink_discard(s);
+    close_opened(&o);
+    return out;
 }
 
 /* Whether entry index holds exactly want[0, n). */

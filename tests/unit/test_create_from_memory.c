@@ -64,13 +64,8 @@ static trowel_status build(trowel_ctx *ctx, const char *fmt, const trowel_source
     trowel_create_params p = {.sources = src, .source_count = n, .options = opts,
                               .option_count = nopts};
     st = trowel_create(ctx, trowel_format_find(fmt), &p, s);
-    size_t len = 0;
-    const uint8_t *d = trowel_sink_data(s, &len);
-    if (st == TROWEL_OK) {
-        out->data = malloc(len ? len : 1);
-        memcpy(out->data, d, len);
-        out->size = len;
-    }
+    if (st == TROWEL_OK)
+        *out = sink_copy(s);
     trowel_sink_discard(s);
     return st;
 }
@@ -226,15 +221,9 @@ static void test_cine_save_from_memory(void)
     trowel_ctx *ctx = ctx_with(&sh);
     REQUIRE(ctx);
     bytes orig = {save, sizeof save};
-    opened o;
-    REQUIRE(open_bytes(ctx, &orig, "FW.1", "cine-save", &o) == TROWEL_OK);
-    trowel_sink *js;
-    REQUIRE(trowel_sink_open_memory(ctx, &js) == TROWEL_OK);
-    CHECK(trowel_convert(ctx, o.a, "savejson", NULL, 0, js) == TROWEL_OK);
-    size_t jn;
-    const uint8_t *json = trowel_sink_data(js, &jn);
-    REQUIRE(json && jn > 0);
-    shelve(&sh, "mem/save.json", json, jn);
+    bytes json = converted(ctx, &orig, "FW.1", "cine-save", "savejson");
+    REQUIRE(json.data && json.size > 0);
+    shelve(&sh, "mem/save.json", json.data, json.size);
     trowel_source src = {"save.json", "mem/save.json"};
     bytes b;
     CHECK(build(ctx, "cine-save", &src, 1, NULL, 0, &b) == TROWEL_OK);
@@ -242,8 +231,7 @@ static void test_cine_save_from_memory(void)
     CHECK_EQ_U64(b.size, sizeof save);
     CHECK(b.data && b.size == sizeof save && memcmp(b.data, save, b.size) == 0);
     free(b.data);
-    trowel_sink_discard(js);
-    close_opened(&o);
+    free(json.data);
     trowel_ctx_free(ctx);
 }
 
@@ -260,15 +248,9 @@ static void test_tres_wtd_from_memory(void)
     const char *opts[] = {"width=2", "height=2"};
     bytes wtd;
     REQUIRE(build(ctx, "tres-wtd", &src, 1, opts, 2, &wtd) == TROWEL_OK);
-    opened o;
-    REQUIRE(open_bytes(ctx, &wtd, "map.wtd", "tres-wtd", &o) == TROWEL_OK);
-    trowel_sink *png;
-    REQUIRE(trowel_sink_open_memory(ctx, &png) == TROWEL_OK);
-    CHECK(trowel_convert(ctx, o.a, "png", NULL, 0, png) == TROWEL_OK);
-    size_t pn;
-    const uint8_t *pd = trowel_sink_data(png, &pn);
-    REQUIRE(pd && pn > 8);
-    shelve(&sh, "mem/map.png", pd, pn);
+    bytes png = converted(ctx, &wtd, "map.wtd", "tres-wtd", "png");
+    REQUIRE(png.data && png.size > 8);
+    shelve(&sh, "mem/map.png", png.data, png.size);
     trowel_source again = {"map", "mem/map.png"};
     bytes wtd2;
     CHECK(build(ctx, "tres-wtd", &again, 1, NULL, 0, &wtd2) == TROWEL_OK);
@@ -276,8 +258,7 @@ static void test_tres_wtd_from_memory(void)
     CHECK(wtd2.data && wtd2.size == wtd.size && memcmp(wtd2.data, wtd.data, wtd.size) == 0);
     CHECK_EQ_U64(sh.refused, 0);
     free(wtd2.data);
-    trowel_sink_discard(png);
-    close_opened(&o);
+    free(png.data);
     free(wtd.data);
     trowel_ctx_free(ctx);
 }

@@ -61,16 +61,6 @@ typedef struct mem_entry {
     size_t size;
 } mem_entry;
 
-static bytes sink_copy(trowel_sink *s)
-{
-    size_t n = 0;
-    const uint8_t *d = trowel_sink_data(s, &n);
-    bytes b = {malloc(n + 1), n};
-    if (b.data && n)
-        memcpy(b.data, d, n);
-    return b;
-}
-
 /* Writes the entries through a writer of fmt into *out (malloc'd); each
  * entry's bytes go in two writes, the first announcing its size, the
  * second not. The writer's status. */
@@ -319,14 +309,8 @@ static void test_cine_save(void)
     trowel_ctx *ctx = refusing_ctx(&a);
     REQUIRE(ctx);
     bytes orig = {save, sizeof save};
-    opened o;
-    REQUIRE(open_bytes(ctx, &orig, "FW.1", "cine-save", &o) == TROWEL_OK);
-    trowel_sink *js;
-    REQUIRE(trowel_sink_open_memory(ctx, &js) == TROWEL_OK);
-    CHECK(trowel_convert(ctx, o.a, "savejson", NULL, 0, js) == TROWEL_OK);
-    bytes json = sink_copy(js);
-    trowel_sink_discard(js);
-    close_opened(&o);
+    bytes json = converted(ctx, &orig, "FW.1", "cine-save", "savejson");
+    REQUIRE(json.data);
     mem_entry e = {"save.json", json.data, json.size};
     bytes b;
     CHECK(write_archive(ctx, "cine-save", &e, 1, NULL, 0, NULL, &b) == TROWEL_OK);
@@ -351,15 +335,9 @@ static void test_tres_wtd(void)
     CHECK(a.open == 0 && a.list == 0);
     bytes c = create_archive("tres-wtd", &e, 1, opts, 2, NULL);
     CHECK(same_bytes(&b, &c));
-    opened o;
-    REQUIRE(open_bytes(ctx, &b, "map.wtd", "tres-wtd", &o) == TROWEL_OK);
     /* what it stores: its PNG, written back through a writer, is the same WTD */
-    trowel_sink *png;
-    REQUIRE(trowel_sink_open_memory(ctx, &png) == TROWEL_OK);
-    CHECK(trowel_convert(ctx, o.a, "png", NULL, 0, png) == TROWEL_OK);
-    bytes pb = sink_copy(png);
-    trowel_sink_discard(png);
-    close_opened(&o);
+    bytes pb = converted(ctx, &b, "map.wtd", "tres-wtd", "png");
+    REQUIRE(pb.data);
     mem_entry again = {"map.png", pb.data, pb.size};
     bytes b2;
     CHECK(write_archive(ctx, "tres-wtd", &again, 1, NULL, 0, NULL, &b2) == TROWEL_OK);
