@@ -288,12 +288,28 @@ static trowel_status open_output(trowel_sink *s)
  * rotate, multiply mix over 8-byte words, the tail of a piece waiting for
  * the next. For telling a changed file from an unchanged one, not for
  * adversaries. */
-static uint64_t load_le64(const uint8_t *p)
+static uint64_t word_at(const uint8_t *p) /* host order: the hash never leaves the process */
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
     return v;
+}
+
+/* Reads exactly n bytes of fd at off into buf (EINTR retried): false on an
+ * error or an end before them. */
+static bool pread_full(int fd, uint8_t *buf, size_t n, uint64_t off)
+{
+    while (n > 0) {
+        ssize_t got = pread(fd, buf, n, (off_t)off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        buf += got;
+        off += (uint64_t)got;
+        n -= (size_t)got;
+    }
+    return true;
 }
 
 static void mix_word(uint64_t *h, uint64_t w)
@@ -309,12 +325,12 @@ static void hash_add(struct trowel_sink_hash *m, const uint8_t *p, size_t n)
         m->tail[m->tail_len++] = *p++;
         n--;
         if (m->tail_len == 8) {
-            mix_word(&m->h, load_le64(m->tail));
+            mix_word(&m->h, word_at(m->tail));
             m->tail_len = 0;
         }
     }
     for (; n >= 8; p += 8, n -= 8)
-        mix_word(&m->h, load_le64(p));
+        mix_word(&m->h, word_at(p));
     memcpy(m->tail, p, n);
     m->tail_len += (unsigned)n;
 }
@@ -324,7 +340,7 @@ static uint64_t hash_value(const struct trowel_sink_hash *m)
     uint8_t last[8] = {0};
     memcpy(last, m->tail, m->tail_len);
     uint64_t h = m->h;
-    mix_word(&h, load_le64(last));
+    mix_word(&h, word_at(last));
     mix_word(&h, m->len);
     return h ^ h >> 31;
 }
@@ -335,14 +351,11 @@ static bool fd_hashes_to(int fd, uint64_t n, uint64_t want)
     struct trowel_sink_hash m = {0};
     uint8_t chunk[16384];
     for (uint64_t done = 0; done < n;) {
-        size_t ask = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk;
-        ssize_t got = pread(fd, chunk, ask, (off_t)done);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
+        size_t k = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk;
+        if (!pread_full(fd, chunk, k, done))
             return false;
-        hash_add(&m, chunk, (size_t)got);
-        done += (uint64_t)got;
+        hash_add(&m, chunk, k);
+        done += k;
     }
     return hash_value(&m) == want;
 }
@@ -382,13 +395,11 @@ static bool target_continues_with(struct trowel_sink_file *f, const uint8_t *dat
         return false;
     uint8_t chunk[16384];
     for (size_t done = 0; done < n;) {
-        size_t want = n - done < sizeof chunk ? n - done : sizeof chunk;
-        ssize_t got = pread(f->old_fd, chunk, want, (off_t)(f->matched + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0 || memcmp(chunk, data + done, (size_t)got) != 0)
+        size_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+        if (!pread_full(f->old_fd, chunk, k, f->matched + done) ||
+            memcmp(chunk, data + done, k) != 0)
             return false;
-        done += (size_t)got;
+        done += k;
     }
     return true;
 }
@@ -409,14 +420,11 @@ static trowel_status copy_matched_by_hand(trowel_sink *s, uint64_t copied)
     trowel_status st = TROWEL_OK;
     while (st == TROWEL_OK && copied < f->matched) {
         uint64_t left = f->matched - copied;
-        size_t want = left < sizeof chunk ? (size_t)left : sizeof chunk;
-        ssize_t got = pread(f->old_fd, chunk, want, (off_t)copied);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
+        size_t k = left < sizeof chunk ? (size_t)left : sizeof chunk;
+        if (!pread_full(f->old_fd, chunk, k, copied))
             return target_changed(s); /* it shrank */
-        st = trowel_sink_fd_write_all(s, f->fd, chunk, (size_t)got);
-        copied += (uint64_t)got;
+        st = trowel_sink_fd_write_all(s, f->fd, chunk, k);
+        copied += k;
     }
     return st;
 }
