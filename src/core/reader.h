@@ -65,8 +65,8 @@ trowel_status trowel_reader_borrow(trowel_reader *r, size_t max, const uint8_t *
 
 /* Writes the rest of r's window to out and moves the cursor to its end.
  * Stored entries of every format come out this way: a large run of a
- * plain file into a file goes inside the kernel (copy_file_range, no trip
- * through user memory), the rest in borrowed spans. */
+ * plain file into a file goes inside the kernel (splice or copy_file_range,
+ * no trip through user memory), the rest in borrowed spans. */
 trowel_status trowel_reader_copy_to(trowel_reader *r, trowel_sink *out);
 
 /* Loads the whole window into memory (within the memory limit). */

@@ -129,10 +129,10 @@ uint8_t *trowel_sink_room(trowel_sink *s, size_t size);
 void trowel_sink_filled(trowel_sink *s, size_t size);
 
 /* Copies n bytes at off of the file fd into a file or fd sink inside the
- * kernel (copy_file_range: no trip through user memory), as far as the
- * system allows; *copied says how many went (0 for other sinks, pipes,
- * other file systems), the caller writes the rest. Fails only on a write
- * error. */
+ * kernel (splice through a pipe, else copy_file_range: no trip through user
+ * memory), as far as the system allows; *copied says how many went (0 for
+ * other sinks and outputs that take neither), the caller writes the rest.
+ * Fails only on a write error. */
 trowel_status trowel_sink_copy_fd(trowel_sink *s, int fd, uint64_t off, uint64_t n,
                                  uint64_t *copied);
 
