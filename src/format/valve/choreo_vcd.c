@@ -26,6 +26,7 @@
  * scene read from BVCD prints its quantised values at the middle of their
  * step ((k + 0.5) / 255, (k + 0.5) / 4096), so truncating again gives k.
  */
+#include "choreo_float.h"
 #include "choreo_model.h"
 
 #include <errno.h>
@@ -911,25 +912,10 @@ static void ob_quoted_pad(outbuf *o, const char *s, bool pad)
 
 static void ob_quoted(outbuf *o, const char *s) { ob_quoted_pad(o, s, false); }
 
-static bool same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
-
-/* The shortest "%.Nf" (N >= min_dec) that reads back as v, else %.9g. */
-static void fmt_float(char *out, size_t cap, float v, int min_dec)
-{
-    if (isfinite(v)) {
-        for (int d = min_dec; d <= 10; d++) {
-            snprintf(out, cap, "%.*f", d, (double)v);
-            if (same_float((float)strtod(out, NULL), v))
-                return;
-        }
-    }
-    snprintf(out, cap, "%.9g", (double)v);
-}
-
 static void ob_float(outbuf *o, float v, int min_dec)
 {
     char tmp[64];
-    fmt_float(tmp, sizeof tmp, v, min_dec);
+    choreo_format_float(tmp, sizeof tmp, v, min_dec);
     ob_str(o, tmp);
 }
 
