@@ -28,6 +28,9 @@ struct trowel_ctx {
     bool named_temps_only;     /* tests: file sinks use the named fallback */
     unsigned fail_commit_at;   /* tests: the Nth rename of trowel_sinks_finish_all
                                 * fails (0 = never) */
+    uint64_t worker_share;     /* tests: a worker job's share of the limit
+                                * (0 = worker.c's) */
+    unsigned worker_jobs;      /* tests: jobs workers started for this context */
     const char *mem_purpose;   /* see trowel_mem_purpose */
     trowel_error last_error;
     trowel_warning_fn warn_fn;
@@ -98,6 +101,10 @@ trowel_status trowel_mem_resize_array(trowel_ctx *ctx, void *inout_ptr, size_t c
                                       size_t size);
 trowel_status trowel_mem_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status trowel_mem_dup_bytes(trowel_ctx *ctx, const void *data, size_t size, void *out_ptr);
+/* Moves block p (allocated on from) onto to's count, as if to had
+ * allocated it; false (nothing moved, no error set) when it does not fit
+ * under to's limit. For a second thread's result (worker.h). */
+bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p);
 /* Checks, without allocating, that size more bytes fit under the limit;
  * what names them in the error ("the LZMA decoder"). */
 trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what);

@@ -59,6 +59,12 @@ struct trowel_input {
                             * of it is a pattern */
 };
 
+/* data (size bytes, not copied, outliving the input) as bytes [origin,
+ * origin + size) of an input: offsets, and so every error, are those of
+ * the file the bytes were loaded from. Nothing lies below origin. */
+trowel_status trowel_input_open_memory_at(trowel_ctx *ctx, const void *data, size_t size,
+                                          uint64_t origin, const char *name, trowel_input **out);
+
 /* A new input of kind with impl_size zeroed bytes of state (in->impl),
  * named name ("(memory)" when NULL), of size bytes; NULL (the error set)
  * when memory runs out. The constructor fills impl, then hands the input

@@ -47,6 +47,69 @@ trowel_status trowel_input_adopt_memory(trowel_ctx *ctx, uint8_t *data, size_t s
     return TROWEL_OK;
 }
 
+/* Memory that stands for bytes [origin, origin + size) of a larger input
+ * (a span loaded from a file, handed to another thread): offsets are the
+ * larger input's, so everything read through it is reported where it lies
+ * in the file. Bytes below origin are not there; readers over it only
+ * window the span. */
+typedef struct shifted_memory {
+    const uint8_t *data;
+    uint64_t origin;
+} shifted_memory;
+
+static const uint8_t *shifted(const trowel_input *in, uint64_t off)
+{
+    const shifted_memory *m = in->impl;
+    return m->data + (off - m->origin);
+}
+
+static trowel_status not_loaded(trowel_input *in, uint64_t off)
+{
+    return trowel_fail(in->ctx, TROWEL_ERR_IO, off, "byte 0x%llx was not loaded",
+                       (unsigned long long)off);
+}
+
+static trowel_status shifted_read_at(trowel_input *in, uint64_t off, void *dst, size_t n)
+{
+    if (off < ((const shifted_memory *)in->impl)->origin)
+        return not_loaded(in, off);
+    memcpy(dst, shifted(in, off), n);
+    return TROWEL_OK;
+}
+
+static trowel_status shifted_span_at(trowel_input *in, uint64_t off, size_t want,
+                                     const uint8_t **out, size_t *got)
+{
+    if (off < ((const shifted_memory *)in->impl)->origin)
+        return not_loaded(in, off);
+    *out = shifted(in, off);
+    *got = want;
+    return TROWEL_OK;
+}
+
+static const trowel_input_kind shifted_kind = {
+    .read_at = shifted_read_at,
+    .span_at = shifted_span_at,
+};
+
+trowel_status trowel_input_open_memory_at(trowel_ctx *ctx, const void *data, size_t size,
+                                          uint64_t origin, const char *name, trowel_input **out)
+{
+    *out = NULL;
+    uint64_t end;
+    if (trowel_add_overflows(origin, size, &end))
+        return trowel_fail(ctx, TROWEL_ERR_LIMIT, origin, "a span of %zu bytes at 0x%llx overflows",
+                           size, (unsigned long long)origin);
+    trowel_input *in = trowel_input_new(ctx, &shifted_kind, sizeof(shifted_memory), name, end);
+    if (!in)
+        return ctx->last_error.status;
+    shifted_memory *m = in->impl;
+    m->data = data;
+    m->origin = origin;
+    *out = in;
+    return TROWEL_OK;
+}
+
 /* One read of up to n bytes into buf, EINTR retried: bytes read, 0 at the
  * end, -1 on error (errno set). */
 static ssize_t read_some(int fd, uint8_t *buf, size_t n)

@@ -208,6 +208,19 @@ void trowel_mem_free(trowel_ctx *ctx, void *p)
     free(h);
 }
 
+bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p)
+{
+    if (!p)
+        return true;
+    size_t size = ((block_header *)p - 1)->size;
+    uint64_t total;
+    if (trowel_add_overflows(to->mem_in_use, size, &total) || total > to->mem_limit)
+        return false;
+    from->mem_in_use -= size;
+    to->mem_in_use = total;
+    return true;
+}
+
 char *trowel_mem_strdup(trowel_ctx *ctx, const char *s)
 {
     char *d;

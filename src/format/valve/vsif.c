@@ -42,9 +42,40 @@
 #include <string.h>
 #include <strings.h>
 
+/* Scenes the worker turns into text while the caller writes earlier ones
+ * (see "reading ahead" below). */
+enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 64 };
+
+typedef struct text_piece {
+    const char *entry; /* its name, for its errors and warnings */
+    uint8_t *blob; /* the compressed bytes, on the archive's context */
+    size_t blob_size;
+    uint8_t *text; /* the text VCD: on the worker's context, then the archive's */
+    size_t text_size;
+    trowel_status status;
+    trowel_error error;                /* status not OK */
+    size_t warnings_from, warnings_to; /* the worker's, then the batch's */
+    bool handed_out;                   /* its entry was read */
+} text_piece;
+
+typedef struct text_batch {
+    trowel_worker *w;
+    const vsif_image *img;
+    size_t first, count; /* entries [first, first + count) */
+    size_t done;         /* made by the worker; the rest are the reader's */
+    trowel_error *warnings; /* once taken: the worker's, on the archive's context */
+    size_t warning_count;
+    text_piece piece[TEXT_BATCH_MAX];
+} text_batch;
+
 typedef struct vsif_state {
     vsif_image img;
     bool raw; /* extract the stored BVCD rather than text */
+    trowel_worker *worker;  /* NULL: one thread does everything */
+    text_batch *ahead;      /* being made by the worker (busy) */
+    text_batch *ready;      /* taken from it: pieces not read yet */
+    size_t batch_size;
+    size_t next_in_turn;    /* the entry after the one read last (SIZE_MAX: none) */
 } vsif_state;
 
 /* ------------------------------------------------------------- reading */
@@ -115,10 +146,12 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
     if (s != TROWEL_OK)
         return s;
     a->priv = st;
+    st->next_in_turn = SIZE_MAX;
     vsif_image *img = &st->img;
     s = vsif_image_read(r, img);
+    st->worker = trowel_worker_new(a->ctx);
     if (s == TROWEL_OK)
-        s = vsif_image_survey(a->ctx, a->in, img);
+        s = vsif_image_survey(a->ctx, a->in, img, st->worker);
     if (s != TROWEL_OK)
         return s;
     trowel_props *info = a->info;
@@ -227,18 +260,242 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
     return TROWEL_OK;
 }
 
+/* ---- reading ahead. Extracting every scene, the caller writes scenes
+ * while the worker decodes and prints the next ones: after an entry is
+ * read, the worker starts on a batch of the entries after it that become
+ * text and are compressed (their bytes are read here, as the input is this
+ * thread's), and reading one of them then takes the batch and hands out
+ * the text, warnings and error the worker made for it. A text depends only
+ * on the scene's bytes, so a piece may be handed out whenever its entry
+ * is read. Entries the worker could not do within its memory share, and
+ * entries outside the batches, are done here, as without a worker. */
+
+static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
+{
+    text_batch *b = arg;
+    for (size_t k = 0; k < b->count; k++) {
+        text_piece *p = &b->piece[k];
+        vsif_scene_bvcd bvcd;
+        choreo_scene *scene = NULL;
+        trowel_sink *sink = NULL;
+        p->warnings_from = trowel_worker_warnings(b->w);
+        trowel_set_entry(ctx, p->entry);
+        trowel_status s =
+            vsif_scene_bvcd_from(ctx, &b->img->scenes[b->first + k], p->blob, p->blob_size, &bvcd);
+        if (s == TROWEL_OK) {
+            s = choreo_read_bvcd(ctx, &bvcd.r, b->img->pool, &scene);
+            vsif_scene_bvcd_close(ctx, &bvcd);
+        }
+        if (s == TROWEL_OK)
+            s = trowel_sink_open_memory(ctx, &sink);
+        if (s == TROWEL_OK)
+            s = choreo_write_vcd(ctx, scene, sink);
+        if (s == TROWEL_OK)
+            s = trowel_sink_take(sink, &p->text, &p->text_size);
+        trowel_sink_discard(sink);
+        choreo_scene_free(ctx, scene);
+        p->warnings_to = trowel_worker_warnings(b->w);
+        if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM || trowel_worker_lost_warnings(b->w)) {
+            trowel_mem_free(ctx, p->text);
+            p->text = NULL;
+            return TROWEL_OK;
+        }
+        p->status = s;
+        if (s != TROWEL_OK)
+            p->error = ctx->last_error;
+        trowel_ctx_clear_error(ctx);
+        b->done = k + 1;
+    }
+    return TROWEL_OK;
+}
+
+/* Frees what is left of b's pieces (texts on ctx, or on the worker's
+ * before the batch is taken) and empties it. */
+static void clear_batch(trowel_ctx *ctx, trowel_ctx *texts_ctx, text_batch *b)
+{
+    for (size_t k = 0; k < b->count; k++) {
+        trowel_mem_free(ctx, b->piece[k].blob);
+        trowel_mem_free(texts_ctx, b->piece[k].text);
+    }
+    trowel_mem_free(ctx, b->warnings);
+    trowel_worker *w = b->w;
+    memset(b, 0, sizeof *b);
+    b->w = w;
+}
+
+/* A batch whose job was lost to a fork: what it made in the parent is
+ * not this process's to free; nothing of it is used. */
+static void forget_texts(text_batch *b)
+{
+    for (size_t k = 0; k < b->count; k++)
+        b->piece[k].text = NULL;
+    b->done = 0;
+}
+
+/* Waits for the worker's batch and forgets it. */
+static void drop_ahead(trowel_archive *a, vsif_state *st)
+{
+    if (!st->worker || !trowel_worker_busy(st->worker))
+        return;
+    if (!trowel_worker_wait(st->worker))
+        forget_texts(st->ahead);
+    clear_batch(a->ctx, trowel_worker_ctx(st->worker), st->ahead);
+    st->batch_size = TEXT_BATCH_FIRST;
+}
+
+/* Starts the worker on entries from index on, when it is idle and they
+ * are worth it. */
+static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
+{
+    text_batch *b = st->ahead;
+    b->img = &st->img;
+    b->first = index;
+    trowel_error before = a->ctx->last_error;
+    while (b->count < st->batch_size && index + b->count < a->entry_count) {
+        size_t i = index + b->count;
+        text_piece *p = &b->piece[b->count];
+        if (written_stored(st, i) ||
+            vsif_scene_fetch(a->ctx, a->in, &st->img.scenes[i], &p->blob, &p->blob_size) !=
+                TROWEL_OK)
+            break; /* reading it here will say why */
+        p->entry = a->entries[i].name;
+        b->count++;
+    }
+    a->ctx->last_error = before;
+    if (!b->count || !trowel_worker_start(st->worker, text_batch_run, b, a->entries[index].name))
+        clear_batch(a->ctx, a->ctx, b);
+}
+
+/* Takes the worker's batch as the ready one: its texts onto the archive's
+ * context (as far as its limit allows: the rest are done here), its
+ * warnings copied. */
+static void take_ahead(trowel_archive *a, vsif_state *st)
+{
+    text_batch *b = st->ahead;
+    if (!trowel_worker_wait(st->worker))
+        forget_texts(b);
+    trowel_ctx *wctx = trowel_worker_ctx(st->worker);
+    clear_batch(a->ctx, a->ctx, st->ready);
+    st->ahead = st->ready;
+    st->ready = b;
+    trowel_error before = a->ctx->last_error;
+    size_t warnings = b->done ? b->piece[b->done - 1].warnings_to : 0;
+    if (warnings && trowel_mem_dup_bytes(a->ctx, trowel_worker_warning_list(st->worker),
+                                         warnings * sizeof *b->warnings, &b->warnings) != TROWEL_OK)
+        b->done = 0;
+    b->warning_count = b->done ? warnings : 0;
+    for (size_t k = 0; k < b->count; k++) {
+        text_piece *p = &b->piece[k];
+        trowel_mem_free(a->ctx, p->blob);
+        p->blob = NULL;
+        if (k < b->done && !trowel_mem_take_over(wctx, a->ctx, p->text))
+            b->done = k;
+        if (k >= b->done) {
+            trowel_mem_free(wctx, p->text);
+            p->text = NULL;
+        }
+    }
+    a->ctx->last_error = before;
+    if (st->batch_size < TEXT_BATCH_MAX)
+        st->batch_size *= 2;
+}
+
+/* The piece for entry index, when a batch has it and it was not handed
+ * out yet: the worker's batch is taken when index is in it, and dropped
+ * when reading goes elsewhere. NULL: read the entry here. */
+static text_piece *piece_for(trowel_archive *a, vsif_state *st, size_t index)
+{
+    if (!st->ahead)
+        return NULL;
+    if (trowel_worker_busy(st->worker)) {
+        if (index - st->ahead->first < st->ahead->count)
+            take_ahead(a, st);
+        else if (index - st->ready->first >= st->ready->count)
+            drop_ahead(a, st);
+    }
+    text_batch *r = st->ready;
+    if (index - r->first >= r->done || r->piece[index - r->first].handed_out)
+        return NULL;
+    return &r->piece[index - r->first];
+}
+
+/* Entry index from its piece: the worker's warnings and error for it, on
+ * this thread, and its text. */
+static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
+                              trowel_sink *out)
+{
+    const text_batch *r = st->ready;
+    for (size_t i = p->warnings_from; i < p->warnings_to && i < r->warning_count; i++)
+        if (a->ctx->warn_fn)
+            a->ctx->warn_fn(a->ctx->warn_user, &r->warnings[i]);
+    trowel_status s = p->status;
+    if (s != TROWEL_OK)
+        a->ctx->last_error = p->error;
+    else if (p->text_size)
+        s = trowel_sink_write(out, p->text, p->text_size);
+    trowel_mem_free(a->ctx, p->text);
+    p->text = NULL;
+    p->handed_out = true;
+    return s;
+}
+
+/* Makes the two batches when the worker is first wanted; false when it
+ * cannot be used now. */
+static bool have_batches(trowel_archive *a, vsif_state *st)
+{
+    if (st->ahead)
+        return true;
+    if (!st->worker || !trowel_worker_has_room(st->worker))
+        return false;
+    trowel_error before = a->ctx->last_error;
+    if (trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ahead, &st->ahead) != TROWEL_OK ||
+        trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ready, &st->ready) != TROWEL_OK) {
+        trowel_mem_free(a->ctx, st->ahead);
+        st->ahead = NULL;
+        a->ctx->last_error = before;
+        return false;
+    }
+    st->ahead->w = st->ready->w = st->worker;
+    st->batch_size = TEXT_BATCH_FIRST;
+    return true;
+}
+
+/* Starts the worker after entry index was read, on the entries after it
+ * that the ready batch does not hold: once entries are read one after the
+ * other (a reader that jumps about gets no work done it does not ask
+ * for). */
+static void keep_ahead(trowel_archive *a, vsif_state *st, size_t index)
+{
+    bool in_turn = st->next_in_turn == index; /* the one before was read last */
+    st->next_in_turn = index + 1;
+    if (!in_turn || !have_batches(a, st) || trowel_worker_busy(st->worker))
+        return;
+    size_t next = index + 1;
+    const text_batch *r = st->ready;
+    if (next - r->first < r->count)
+        next = r->first + r->count;
+    start_ahead(a, st, next);
+}
+
 static void vsif_close(trowel_archive *a)
 {
     vsif_state *st = a->priv;
     if (!st)
         return;
+    drop_ahead(a, st);
+    if (st->ahead) {
+        clear_batch(a->ctx, a->ctx, st->ready);
+        trowel_mem_free(a->ctx, st->ready);
+        trowel_mem_free(a->ctx, st->ahead);
+    }
+    trowel_worker_free(st->worker);
     vsif_image_free(a->ctx, &st->img);
     trowel_mem_free(a->ctx, st);
 }
 
 static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
 {
-    const vsif_state *st = a->priv;
+    vsif_state *st = a->priv;
     const vsif_scene *sc = &st->img.scenes[index];
     if (written_stored(st, index)) {
         if (sc->textless && !st->raw) {
@@ -256,6 +513,10 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
         vsif_scene_bvcd_close(a->ctx, &b);
         return s;
     }
+    text_piece *piece = piece_for(a, st, index);
+    keep_ahead(a, st, index);
+    if (piece)
+        return hand_out(a, st, piece, out);
     choreo_scene *scene = NULL;
     trowel_status s = vsif_parse_scene(a->ctx, a->in, sc, st->img.pool, &scene, NULL, NULL);
     if (s == TROWEL_OK)
@@ -282,6 +543,9 @@ static trowel_status name_entry(trowel_archive *a, size_t index, const char *nam
 static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
     vsif_state *st = a->priv; /* keys checked against vsif_options */
+    drop_ahead(a, st); /* what the batches hold depends on raw= */
+    if (st->ahead)
+        clear_batch(a->ctx, a->ctx, st->ready);
     const char *raw = trowel_options_get(opts, n, "raw");
     if (raw) {
         if (strcmp(raw, "1") != 0 && strcmp(raw, "0") != 0)

@@ -491,7 +491,7 @@ static trowel_status add_base(builder *b, const trowel_create_params *p, const c
     vsif_image old;
     s = vsif_image_read(&r, &old);
     if (s == TROWEL_OK)
-        s = vsif_image_survey(ctx, b->base_in, &old);
+        s = vsif_image_survey(ctx, b->base_in, &old, NULL);
     if (s == TROWEL_OK && !version_given)
         b->version = old.version;
     if (s == TROWEL_OK && !trowel_options_get(p->options, p->option_count, "summary"))

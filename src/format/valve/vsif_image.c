@@ -17,6 +17,7 @@
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
+#include "core/input.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -378,34 +379,68 @@ void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b)
     memset(b, 0, sizeof *b);
 }
 
-trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
-                                     vsif_scene_bvcd *b)
+trowel_status vsif_scene_fetch(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                               uint8_t **blob, size_t *blob_size)
 {
-    memset(b, 0, sizeof *b);
+    *blob = NULL;
+    *blob_size = 0;
+    if (sc->decoded)
+        return TROWEL_OK;
     trowel_reader whole;
     trowel_reader_init(&whole, ctx, in);
-    if (!sc->compressed)
-        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
-    if (sc->decoded) { /* the survey's (the image owns it: b->decoded stays NULL) */
+    return load_span(&whole, sc->data_offset, sc->data_length, blob, blob_size);
+}
+
+trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const uint8_t *blob,
+                                   size_t blob_size, vsif_scene_bvcd *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!sc->compressed) {
+        /* The BVCD as it lies in the file, at the file's offsets (as a
+         * window over the file would give them). */
         trowel_status s =
-            trowel_input_open_memory(ctx, sc->decoded, sc->decoded_size, "(bvcd)", &b->mem);
-        if (s == TROWEL_OK)
-            trowel_reader_init(&b->r, ctx, b->mem);
+            trowel_input_open_memory_at(ctx, blob, blob_size, sc->data_offset, "(bvcd)", &b->mem);
+        if (s != TROWEL_OK)
+            return s;
+        trowel_reader whole;
+        trowel_reader_init(&whole, ctx, b->mem);
+        s = trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
+        if (s != TROWEL_OK)
+            vsif_scene_bvcd_close(ctx, b);
         return s;
     }
-    uint8_t *blob;
-    size_t blob_size, size = 0;
-    trowel_status s = load_span(&whole, sc->data_offset, sc->data_length, &blob, &blob_size);
-    if (s != TROWEL_OK)
-        return s;
-    s = trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
-    trowel_mem_free(ctx, blob);
-    if (s == TROWEL_OK)
-        s = trowel_input_open_memory(ctx, b->decoded, size, "(bvcd)", &b->mem);
+    const uint8_t *bvcd = sc->decoded; /* the survey's (the image owns it) */
+    size_t size = sc->decoded_size;
+    if (!bvcd) {
+        trowel_status s =
+            trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
+        if (s != TROWEL_OK)
+            return s;
+        bvcd = b->decoded;
+    }
+    trowel_status s = trowel_input_open_memory(ctx, bvcd, size, "(bvcd)", &b->mem);
     if (s == TROWEL_OK)
         trowel_reader_init(&b->r, ctx, b->mem);
     else
         vsif_scene_bvcd_close(ctx, b);
+    return s;
+}
+
+trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                     vsif_scene_bvcd *b)
+{
+    memset(b, 0, sizeof *b);
+    if (!sc->compressed) { /* a window over the file */
+        trowel_reader whole;
+        trowel_reader_init(&whole, ctx, in);
+        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
+    }
+    uint8_t *blob;
+    size_t blob_size;
+    trowel_status s = vsif_scene_fetch(ctx, in, sc, &blob, &blob_size);
+    if (s == TROWEL_OK)
+        s = vsif_scene_bvcd_from(ctx, sc, blob, blob_size, b);
+    trowel_mem_free(ctx, blob);
     return s;
 }
 
@@ -446,19 +481,220 @@ bool vsif_image_uses_float(const vsif_image *img)
     return img->float_votes > img->double_votes;
 }
 
-/* Hands the survey's decoded BVCD of sc to sc when the budget allows. */
-static void keep_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc, vsif_scene_bvcd *b)
+/* What the survey learns from one scene (study_scene), on whichever
+ * context read it: this thread's, or a worker's. */
+typedef struct scene_study {
+    bool parsed;      /* false: the scene is left for extract and verify */
+    uint8_t *decoded; /* the BVCD decoded, on the context that read it; or NULL */
+    uint32_t decoded_size;
+    size_t missing;   /* string indices outside the pool, the first of them */
+    int first;
+    bool summarized;  /* the summary, as double and as float arithmetic gives it */
+    uint32_t msecs, msecs_float, lastspeech, lastspeech_float;
+} scene_study;
+
+/* Parses the scene in b and summarizes it. Not OK: with st->parsed false
+ * the parse failed, else the summary did (which ends the survey). */
+static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const vsif_scene *sc,
+                                 vsif_scene_bvcd *b, scene_study *st)
+{
+    memset(st, 0, sizeof *st);
+    choreo_scene *scene = NULL;
+    trowel_status s =
+        choreo_read_bvcd_loose(ctx, &b->r, img->pool, &scene, &st->missing, &st->first);
+    if (s != TROWEL_OK)
+        return s;
+    st->parsed = true;
+    uint64_t size = trowel_reader_size(&b->r);
+    if (b->decoded && size <= UINT32_MAX) {
+        st->decoded = b->decoded;
+        st->decoded_size = (uint32_t)size;
+        b->decoded = NULL;
+    }
+    choreo_summary sum;
+    if (sc->summary_ok && (s = choreo_summarize(ctx, scene, &sum)) == TROWEL_OK) {
+        st->summarized = true;
+        st->msecs = sum.msecs;
+        st->msecs_float = sum.msecs_float;
+        st->lastspeech = sum.lastspeech_msecs;
+        st->lastspeech_float = sum.lastspeech_msecs_float;
+        choreo_summary_free(ctx, &sum);
+    }
+    choreo_scene_free(ctx, scene);
+    return s;
+}
+
+/* Hands the decoded BVCD of st (on from) to sc when the budget allows
+ * (and, from a worker, ctx's limit takes it); else frees it. */
+static void keep_decoded(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsif_scene *sc,
+                         scene_study *st)
 {
     uint64_t budget = trowel_ctx_mem_limit(ctx) / 16;
     if (budget > VSIF_DECODED_BUDGET_MAX)
         budget = VSIF_DECODED_BUDGET_MAX;
-    uint64_t size = trowel_reader_size(&b->r);
-    if (!b->decoded || size > UINT32_MAX || img->decoded_kept + size > budget)
-        return;
-    sc->decoded = b->decoded;
-    sc->decoded_size = (uint32_t)size;
-    img->decoded_kept += size;
-    b->decoded = NULL;
+    uint64_t size = st->decoded_size;
+    if (st->decoded && img->decoded_kept + size <= budget &&
+        (from == ctx || trowel_mem_take_over(from, ctx, st->decoded))) {
+        sc->decoded = st->decoded;
+        sc->decoded_size = st->decoded_size;
+        img->decoded_kept += size;
+    } else {
+        trowel_mem_free(from, st->decoded);
+    }
+    st->decoded = NULL;
+}
+
+/* What the study of sc (status s) means for the image; not OK ends the
+ * survey. */
+static trowel_status apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img,
+                                 vsif_scene *sc, scene_study *st, trowel_status s)
+{
+    if (!st->parsed) {
+        if (s == TROWEL_ERR_NOMEM)
+            return s;
+        trowel_ctx_clear_error(ctx);
+        return TROWEL_OK;
+    }
+    keep_decoded(ctx, from, img, sc, st);
+    sc->textless = st->missing > 0;
+    sc->bad_index = st->first;
+    if (st->summarized) {
+        count_vote(img, sc->msecs, st->msecs, st->msecs_float);
+        if (img->version == 3)
+            count_vote(img, sc->lastspeech_msecs, st->lastspeech, st->lastspeech_float);
+    }
+    return s;
+}
+
+/* One scene surveyed on this thread. */
+static trowel_status survey_here(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                 vsif_scene *sc)
+{
+    vsif_scene_bvcd b;
+    scene_study st;
+    memset(&st, 0, sizeof st);
+    trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
+    if (s == TROWEL_OK) {
+        s = study_scene(ctx, img, sc, &b, &st);
+        vsif_scene_bvcd_close(ctx, &b);
+    }
+    return apply_study(ctx, ctx, img, sc, &st, s);
+}
+
+/* Scenes surveyed by the worker while this thread surveys the batch before
+ * them. Their compressed bytes are read here (the input is this thread's);
+ * the worker decodes, parses and summarizes them in order and stops at the
+ * first it cannot finish within its memory share, or at the first whose
+ * failure ends the survey. */
+enum { SURVEY_BATCH = 64 };
+
+typedef struct survey_piece {
+    uint8_t *blob; /* on the survey's context */
+    size_t blob_size;
+    scene_study st;
+    trowel_status status;
+    size_t warnings_from, warnings_to; /* of the worker's */
+} survey_piece;
+
+typedef struct survey_batch {
+    trowel_worker *w;
+    const vsif_image *img;
+    uint32_t first, count; /* scenes [first, first + count) */
+    uint32_t done;         /* the worker's: surveyed in full */
+    trowel_error fatal;    /* the error of a last piece that ends the survey */
+    survey_piece piece[SURVEY_BATCH];
+} survey_batch;
+
+/* Whether a piece's status means the worker cannot go on and this thread
+ * must do the piece: out of the worker's memory share. */
+static bool beyond_share(trowel_status s)
+{
+    return s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM;
+}
+
+static trowel_status survey_batch_run(trowel_ctx *ctx, void *arg)
+{
+    survey_batch *b = arg;
+    for (uint32_t k = 0; k < b->count; k++) {
+        survey_piece *p = &b->piece[k];
+        const vsif_scene *sc = &b->img->scenes[b->first + k];
+        p->warnings_from = trowel_worker_warnings(b->w);
+        vsif_scene_bvcd bvcd;
+        memset(&p->st, 0, sizeof p->st);
+        p->status = vsif_scene_bvcd_from(ctx, sc, p->blob, p->blob_size, &bvcd);
+        if (p->status == TROWEL_OK) {
+            p->status = study_scene(ctx, b->img, sc, &bvcd, &p->st);
+            vsif_scene_bvcd_close(ctx, &bvcd);
+        }
+        p->warnings_to = trowel_worker_warnings(b->w);
+        if (beyond_share(p->status) || trowel_worker_lost_warnings(b->w)) {
+            trowel_mem_free(ctx, p->st.decoded);
+            p->st.decoded = NULL;
+            return TROWEL_OK;
+        }
+        b->done = k + 1;
+        if (p->status != TROWEL_OK && p->st.parsed) {
+            b->fatal = ctx->last_error;
+            return TROWEL_OK;
+        }
+        trowel_ctx_clear_error(ctx);
+    }
+    return TROWEL_OK;
+}
+
+/* Reads the bytes of scenes [first, end) (as far as they are compressed
+ * and readable) and starts the worker on them; false when it does not
+ * start (nothing is then left to free). */
+static bool survey_ahead(trowel_ctx *ctx, trowel_input *in, const vsif_image *img,
+                         trowel_worker *w, survey_batch *b, uint32_t first, uint32_t end)
+{
+    memset(b, 0, sizeof *b);
+    b->w = w;
+    b->img = img;
+    b->first = first;
+    trowel_error before = ctx->last_error;
+    while (first + b->count < end) {
+        survey_piece *p = &b->piece[b->count];
+        const vsif_scene *sc = &img->scenes[first + b->count];
+        if (vsif_scene_fetch(ctx, in, sc, &p->blob, &p->blob_size) != TROWEL_OK)
+            break; /* surveying it here will say why */
+        b->count++;
+    }
+    ctx->last_error = before;
+    if (b->count && trowel_worker_start(w, survey_batch_run, b, ctx->entry))
+        return true;
+    for (uint32_t k = 0; k < b->count; k++)
+        trowel_mem_free(ctx, b->piece[k].blob);
+    return false;
+}
+
+/* Waits for the worker's batch and, when this thread's own scenes went
+ * well (s), applies what it surveyed in scene order. Returns the survey's
+ * status; *done says how many scenes of the batch are surveyed. */
+static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batch *b,
+                                   trowel_status s, uint32_t *done)
+{
+    trowel_ctx *wctx = trowel_worker_ctx(b->w);
+    *done = 0;
+    if (!trowel_worker_wait(b->w)) { /* lost to a fork: this thread does it all */
+        for (uint32_t k = 0; k < b->count; k++)
+            trowel_mem_free(ctx, b->piece[k].blob);
+        return s;
+    }
+    for (uint32_t k = 0; k < b->count; k++) {
+        survey_piece *p = &b->piece[k];
+        trowel_mem_free(ctx, p->blob);
+        if (s != TROWEL_OK || k >= b->done) {
+            trowel_mem_free(wctx, p->st.decoded);
+            continue;
+        }
+        trowel_worker_pass_warnings(b->w, ctx, p->warnings_from, p->warnings_to);
+        if (p->status != TROWEL_OK && p->st.parsed)
+            ctx->last_error = b->fatal; /* the error that ends the survey */
+        s = apply_study(ctx, wctx, img, &img->scenes[b->first + k], &p->st, p->status);
+        *done = k + 1;
+    }
+    return s;
 }
 
 /* Reads every scene once when the image is opened, for two things only
@@ -468,41 +704,32 @@ static void keep_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc, vsif_
  * image's builder followed. A scene that cannot be read at all is left for
  * extract and verify to report, as before. The decoded BVCDs stay with
  * the image (keep_decoded), so that reading a scene does not decode it
- * again. */
-trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img)
+ * again. With a worker, batches go in pairs: the worker does the second
+ * while this thread does the first, and the outcomes are applied in scene
+ * order, so the image (and every warning and error) ends the same either
+ * way. */
+trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                trowel_worker *w)
 {
-    for (uint32_t i = 0; i < img->count; i++) {
-        vsif_scene *sc = &img->scenes[i];
-        vsif_scene_bvcd b;
-        choreo_scene *scene = NULL;
-        size_t missing = 0;
-        int first = 0;
-        trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
-        if (s == TROWEL_OK) {
-            s = choreo_read_bvcd_loose(ctx, &b.r, img->pool, &scene, &missing, &first);
-            if (s == TROWEL_OK)
-                keep_decoded(ctx, img, sc, &b);
-            vsif_scene_bvcd_close(ctx, &b);
+    survey_batch *b = NULL;
+    trowel_error before = ctx->last_error;
+    if (w && img->count > SURVEY_BATCH && trowel_mem_new(ctx, sizeof *b, &b) != TROWEL_OK)
+        ctx->last_error = before; /* then this thread does it all */
+    trowel_status s = TROWEL_OK;
+    for (uint32_t i = 0; s == TROWEL_OK && i < img->count;) {
+        uint32_t mine = img->count - i < SURVEY_BATCH ? img->count - i : SURVEY_BATCH;
+        uint32_t first = i + mine;
+        uint32_t end = img->count - first < SURVEY_BATCH ? img->count : first + SURVEY_BATCH;
+        bool ahead = b && first < end && survey_ahead(ctx, in, img, w, b, first, end);
+        for (uint32_t k = 0; s == TROWEL_OK && k < mine; k++)
+            s = survey_here(ctx, in, img, &img->scenes[i + k]);
+        i += mine;
+        if (ahead) {
+            uint32_t done;
+            s = survey_behind(ctx, img, b, s, &done);
+            i += done;
         }
-        if (s == TROWEL_ERR_NOMEM)
-            return s;
-        if (s != TROWEL_OK) {
-            trowel_ctx_clear_error(ctx);
-            continue;
-        }
-        sc->textless = missing > 0;
-        sc->bad_index = first;
-        choreo_summary sum;
-        if (sc->summary_ok && (s = choreo_summarize(ctx, scene, &sum)) == TROWEL_OK) {
-            count_vote(img, sc->msecs, sum.msecs, sum.msecs_float);
-            if (img->version == 3)
-                count_vote(img, sc->lastspeech_msecs, sum.lastspeech_msecs,
-                           sum.lastspeech_msecs_float);
-            choreo_summary_free(ctx, &sum);
-        }
-        choreo_scene_free(ctx, scene);
-        if (s != TROWEL_OK)
-            return s;
     }
-    return TROWEL_OK;
+    trowel_mem_free(ctx, b);
+    return s;
 }

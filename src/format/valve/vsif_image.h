@@ -9,6 +9,7 @@
 #define TROWEL_VALVE_VSIF_IMAGE_H
 
 #include "core/module.h"
+#include "core/worker.h"
 #include "format/valve/choreo.h"
 
 #include <stdbool.h>
@@ -85,8 +86,10 @@ void vsif_image_free(trowel_ctx *ctx, vsif_image *img);
 /* Reads every scene once: marks those that cannot become text, counts
  * which summary rounding rule the image follows, and keeps the decoded
  * BVCDs of compressed scenes within the budget above: each decode costs
- * liblzma a stream set-up, a fifth of the time to extract a scene as text. */
-trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img);
+ * liblzma a stream set-up, a fifth of the time to extract a scene as text.
+ * w (NULL: none) shares the work: the image ends the same. */
+trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                trowel_worker *w);
 /* The rule most scenes follow (single precision), false when none tells. */
 bool vsif_image_uses_float(const vsif_image *img);
 
@@ -95,6 +98,15 @@ bool vsif_image_uses_float(const vsif_image *img);
 trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
                                    vsif_scene_bvcd *b);
 void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b);
+/* The two halves of vsif_scene_bvcd_open, for a second thread to do the
+ * second: fetch reads the scene's bytes from the input (*blob on ctx;
+ * NULL when the survey kept the scene decoded), _from decodes them (or
+ * wraps the kept BVCD, or the stored BVCD at its offsets in the file) on
+ * any context, the input untouched. */
+trowel_status vsif_scene_fetch(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                               uint8_t **blob, size_t *blob_size);
+trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const uint8_t *blob,
+                                   size_t blob_size, vsif_scene_bvcd *b);
 /* Parses the scene with pool; *bvcd_size and *trailing (when wanted) give
  * the BVCD's size and the bytes after the scene in it. */
 trowel_status vsif_parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,

@@ -1,0 +1,315 @@
+/*
+ * A scenes.image read with a second thread (core/worker.c: the survey at
+ * open and the text of later scenes made ahead) must give exactly what one
+ * thread gives: the same entries and names, the same bytes, the same
+ * warnings in the same order, the same errors (entry, offset, message) for
+ * every scene, whatever order the entries are read in. Checked on the
+ * Sentinel Prime image of the corpus (301 scenes, compressed and stored),
+ * whole and with bytes damaged at random, with the worker's memory share
+ * as shipped and so small that most of its work fails and is done again by
+ * the reading thread. Each run also says whether the worker ran, so that
+ * "the same" cannot come from the worker never running.
+ */
+#include "core/core.h"
+#include "files.h"
+#include "test.h"
+#include "trowel/trowel.h"
+#include "vsif_build.h"
+
+#include <stdarg.h>
+
+#define TSP_IMAGE TROWEL_CORPUS_DIR "/valve/tsp/scenes/scenes.image"
+
+/* Everything a run shows, as text. */
+typedef struct run_log {
+    char *text;
+    size_t len, cap;
+} run_log;
+
+static void log_add(run_log *l, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = sizeof line - 1;
+    if (l->len + (size_t)n + 1 > l->cap) {
+        l->cap = (l->len + (size_t)n + 1) * 2;
+        l->text = realloc(l->text, l->cap);
+    }
+    memcpy(l->text + l->len, line, (size_t)n + 1);
+    l->len += (size_t)n;
+}
+
+static void log_error(run_log *l, const char *what, const trowel_error *e)
+{
+    log_add(l, "%s %d @%llu [%s] %s\n", what, (int)e->status, (unsigned long long)e->offset,
+            e->entry, e->message);
+}
+
+static void on_warning(void *user, const trowel_error *w)
+{
+    log_error(user, "warning", w);
+}
+
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    return h;
+}
+
+enum order { IN_ORDER, BACKWARDS, STRIDED };
+
+/* How a run reads: threads, the worker's share (0: as shipped), order. */
+typedef struct run_setup {
+    unsigned threads;
+    uint64_t share;
+    enum order order;
+} run_setup;
+
+/* The index of the k-th entry read out of n. */
+static size_t nth(enum order order, size_t k, size_t n)
+{
+    if (order == BACKWARDS)
+        return n - 1 - k;
+    if (order == STRIDED) /* 7 is prime to every count but its multiples */
+        return n % 7 ? k * 7 % n : k;
+    return k;
+}
+
+/* Opens image and reads every entry as set up; the log of what it showed,
+ * and (*jobs) how many jobs the worker ran. */
+static run_log run(const bytes *image, run_setup setup, unsigned *jobs)
+{
+    run_log l = {NULL, 0, 0};
+    log_add(&l, "run\n");
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_threads(ctx, setup.threads);
+    ctx->worker_share = setup.share;
+    trowel_ctx_set_warning_handler(ctx, on_warning, &l);
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    trowel_status s = trowel_input_open_memory(ctx, image->data, image->size, "scenes.image", &in);
+    if (s == TROWEL_OK)
+        s = trowel_archive_open(ctx, in, trowel_format_find("vsif"), &a);
+    log_add(&l, "open %d\n", (int)s);
+    if (s != TROWEL_OK)
+        log_error(&l, "error", trowel_ctx_last_error(ctx));
+    size_t n = a ? trowel_archive_entry_count(a) : 0;
+    const trowel_prop *rule = a ? trowel_props_find(trowel_archive_info(a), "summary_precision") : NULL;
+    log_add(&l, "entries %zu damaged %d rule %s\n", n, a ? trowel_archive_damaged(a) : 0,
+            rule ? rule->s : "-");
+    for (size_t k = 0; k < n; k++) {
+        size_t i = nth(setup.order, k, n);
+        trowel_sink *sink = NULL;
+        s = trowel_sink_open_memory(ctx, &sink);
+        if (s == TROWEL_OK)
+            s = trowel_archive_read_entry(a, i, sink);
+        size_t size = 0;
+        const uint8_t *data = sink ? trowel_sink_data(sink, &size) : NULL;
+        log_add(&l, "entry %zu %s: %d %zu bytes %016llx\n", i, trowel_archive_entry(a, i)->name,
+                (int)s, size, (unsigned long long)fnv1a(data, size));
+        if (s != TROWEL_OK)
+            log_error(&l, "error", trowel_ctx_last_error(ctx));
+        trowel_sink_discard(sink);
+    }
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    log_add(&l, "memory left %llu\n", (unsigned long long)trowel_ctx_mem_in_use(ctx));
+    *jobs = ctx->worker_jobs;
+    trowel_ctx_free(ctx);
+    return l;
+}
+
+/* Runs image one-threaded and as set up; the number of setups whose log
+ * differs (reported), and whether the worker ran in every two-thread run
+ * (*all_ran). */
+static int differences(const bytes *image, const run_setup *setups, size_t count, bool *all_ran)
+{
+    int bad = 0;
+    *all_ran = true;
+    for (size_t k = 0; k < count; k++) {
+        unsigned jobs_one = 0, jobs = 0;
+        run_setup one = {1, 0, setups[k].order};
+        run_log want = run(image, one, &jobs_one);
+        run_log got = run(image, setups[k], &jobs);
+        if (jobs_one != 0 || jobs == 0)
+            *all_ran = false;
+        if (want.len != got.len || memcmp(want.text, got.text, want.len) != 0) {
+            if (bad++ == 0) {
+                size_t at = 0;
+                while (at < want.len && at < got.len && want.text[at] == got.text[at])
+                    at++;
+                while (at > 0 && want.text[at - 1] != '\n')
+                    at--;
+                fprintf(stderr, "  setup %zu differs; one thread:\n%.300s\n  two threads:\n%.300s\n",
+                        k, want.text + at, got.text + at);
+            }
+        }
+        free(want.text);
+        free(got.text);
+    }
+    return bad;
+}
+
+static const run_setup setups[] = {
+    {2, 0, IN_ORDER},    {2, 0, BACKWARDS},    {2, 0, STRIDED},
+    {2, 4096, IN_ORDER}, {2, 65536, IN_ORDER}, {2, 65536, STRIDED},
+};
+
+static void test_worker_gives_what_one_thread_gives(void)
+{
+    REQUIRE_INPUT(have_file(TSP_IMAGE));
+    bytes image = read_file(TSP_IMAGE);
+    bool all_ran;
+    CHECK_EQ_U64(differences(&image, setups, sizeof setups / sizeof setups[0], &all_ran), 0);
+    CHECK(all_ran);
+    free(image.data);
+}
+
+/* Where the stored (uncompressed) scenes of image lie, to damage them
+ * byte by byte: their BVCDs then fail to parse, or parse into fields the
+ * text cannot name (a warning). */
+typedef struct span {
+    size_t offset, size;
+} span;
+
+static size_t stored_scenes(const bytes *image, span *out, size_t cap)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    size_t n = 0;
+    if (trowel_input_open_memory(ctx, image->data, image->size, "scenes.image", &in) == TROWEL_OK &&
+        trowel_archive_open(ctx, in, trowel_format_find("vsif"), &a) == TROWEL_OK) {
+        for (size_t i = 0; i < trowel_archive_entry_count(a) && n < cap; i++) {
+            const trowel_entry *e = trowel_archive_entry(a, i);
+            if (strcmp(e->method, "stored") == 0 && e->packed_size > 8)
+                out[n++] = (span){(size_t)e->offset, (size_t)e->packed_size};
+        }
+    }
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    return n;
+}
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Damage: bytes changed at random anywhere past the header (a damaged
+ * table, scenes that do not decode) and in the stored scenes (scenes that
+ * do not parse, fields the text cannot name). Some of it must show as
+ * warnings, so that the warnings the worker keeps are compared too. */
+static void test_worker_gives_what_one_thread_gives_on_damage(void)
+{
+    REQUIRE_INPUT(have_file(TSP_IMAGE));
+    bytes image = read_file(TSP_IMAGE);
+    uint8_t *original = malloc(image.size);
+    memcpy(original, image.data, image.size);
+    span stored[400];
+    size_t nstored = stored_scenes(&image, stored, 400);
+    REQUIRE(nstored > 100);
+    uint64_t x = 0x2545f4914f6cdd1du;
+    int bad = 0;
+    unsigned ran = 0, warned = 0;
+    for (int round = 0; round < 16; round++) {
+        memcpy(image.data, original, image.size);
+        for (int k = 0; k < 4; k++) {
+            size_t at = 16 + (size_t)(next_random(&x) % (image.size - 16));
+            image.data[at] ^= (uint8_t)(1u << (x >> 60 & 7));
+        }
+        for (size_t k = round % 2; k < nstored; k += 2) {
+            const span *sp = &stored[k];
+            size_t at = sp->offset + 8 + (size_t)(next_random(&x) % (sp->size - 8));
+            image.data[at] = (uint8_t)(x >> 56);
+        }
+        bool all_ran;
+        bad += differences(&image, setups, 4, &all_ran);
+        ran += all_ran;
+        unsigned jobs;
+        run_setup two = {2, 0, IN_ORDER};
+        run_log l = run(&image, two, &jobs);
+        warned += strstr(l.text, "\nwarning ") != NULL;
+        free(l.text);
+    }
+    CHECK_EQ_U64(bad, 0);
+    CHECK(ran > 0);    /* most damage leaves the image open, with the worker at work */
+    CHECK(warned > 0); /* and some of it warns */
+    free(original);
+    free(image.data);
+}
+
+/* A scene with one flex sample whose curve is exponential_decay to hold:
+ * in its BVCD the sample's value (1.0: 0xff) is followed by the curve,
+ * 0x0e0f, little-endian. */
+static const char flex_scene[] =
+    "actor \"a\"\n{\n  channel \"c\"\n  {\n    event flexanimation \"f\"\n    {\n"
+    "      time 0.000000 1.000000\n      param \"\"\n      flexanimations samples_use_time\n"
+    "      {\n        \"lid_raiser\"\n        {\n"
+    "          0.5000 1.0000 \"curve_exponential_decay_to_curve_hold\"\n"
+    "        }\n      }\n    }\n  }\n}\n";
+
+/* 300 such scenes, stored (not compressed); in every third one the curve
+ * is given a type with no name (a warning when the scene becomes text, on
+ * whichever thread makes the text). */
+static void test_worker_passes_on_each_scenes_warnings(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir);
+    enum { SCENES = 300 };
+    static trowel_source src[SCENES];
+    static char names[SCENES][32];
+    char *paths[SCENES];
+    for (int i = 0; i < SCENES; i++) {
+        snprintf(names[i], sizeof names[i], "scene%03d.vcd", i);
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        paths[i] = malloc(len);
+        snprintf(paths[i], len, "%s/%s", dir, names[i]);
+        write_file(paths[i], flex_scene, sizeof flex_scene - 1);
+        src[i] = (trowel_source){names[i], paths[i]};
+    }
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *opts[] = {"compress=none"};
+    bytes image;
+    CHECK(vsif_build(ctx, src, SCENES, opts, 1, &image) == TROWEL_OK);
+    trowel_ctx_free(ctx);
+    for (int i = 0; i < SCENES; i++)
+        free(paths[i]);
+    remove_tree(dir); /* make_temp_dir's buffer is its own */
+    static const uint8_t sample[] = {0xff, 0x0f, 0x0e};
+    int patched = 0, seen = 0;
+    for (size_t at = 0; at + sizeof sample <= image.size; at++)
+        if (memcmp(image.data + at, sample, sizeof sample) == 0 && seen++ % 3 == 0) {
+            image.data[at + 2] = 0x7f;
+            patched++;
+        }
+    CHECK_EQ_U64(seen, SCENES);
+    bool all_ran;
+    CHECK_EQ_U64(differences(&image, setups, sizeof setups / sizeof setups[0], &all_ran), 0);
+    CHECK(all_ran);
+    unsigned jobs;
+    run_setup two = {2, 0, IN_ORDER};
+    run_log l = run(&image, two, &jobs);
+    int warnings = 0;
+    for (const char *p = l.text; (p = strstr(p, "\nwarning ")) != NULL; p++)
+        warnings++;
+    CHECK_EQ_U64(warnings, patched);
+    free(l.text);
+    free(image.data);
+}
+
+TEST_MAIN(TEST(test_worker_gives_what_one_thread_gives),
+          TEST(test_worker_gives_what_one_thread_gives_on_damage),
+          TEST(test_worker_passes_on_each_scenes_warnings))
