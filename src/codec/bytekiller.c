@@ -26,10 +26,11 @@
  * meaningless (it would copy the byte being written).
  *
  * Decoder. The whole stream is in memory (the data words must be read from
- * the end), the output is a buffer of the declared size. Bits are taken from
- * a 64-bit register (plain locals, so it stays in machine registers) topped
- * up a word at a time, so each command costs a few shifts, not one call per
- * bit; a command's head is decoded by the shape of its first three bits
+ * the end), the output is a buffer of the declared size. Past the first word
+ * read, the stream is its bytes from the last down, each least significant
+ * bit first, so bits are taken from a 64-bit register (plain locals, so it
+ * stays in machine registers) topped up by one unaligned 8-byte load with no
+ * branch, and each command costs a few shifts, not one call per bit; a command's head is decoded by the shape of its first three bits
  * (one table row, no branch per kind); fields are bit-reversed through a
  * table. Every length and offset is checked once against the output, and
  * the bytes of a run or copy are then moved in bulk.
@@ -123,19 +124,38 @@ trowel_status trowel_bytekiller_length(trowel_ctx *ctx, const uint8_t *src, size
     return TROWEL_OK;
 }
 
+/* The eight bytes at p as a big-endian number: the stream's next 64 bits
+ * when p + 8 is the end of what is unread (see the top of the file). */
+static inline uint64_t load_be64(const uint8_t *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+#else
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+#endif
+}
+
+/* The bit register of the slow path. Past the first-read word the stream
+ * is simply its bytes from the last down, each least significant bit
+ * first (a big-endian word's low byte is its last), so bytes are loaded
+ * one at a time here. */
 typedef struct bk_bits {
     const uint8_t *src;
-    size_t next;    /* words [0, next) are not loaded yet */
-    uint64_t bits;  /* loaded bits, the next one at bit 0 */
+    size_t next;    /* bytes [0, next) are not loaded yet */
+    uint64_t bits;  /* loaded bits, the next one at bit 0 (see BK_REFILL) */
     unsigned count; /* how many */
 } bk_bits;
 
 static inline void bk_refill(bk_bits *b)
 {
-    while (b->count <= 32 && b->next > 0) {
-        b->next--;
-        b->bits |= (uint64_t)be32(b->src + 4 * b->next) << b->count;
-        b->count += 32;
+    while (b->count <= 56 && b->next > 0) {
+        b->bits |= (uint64_t)b->src[--b->next] << b->count;
+        b->count += 8;
     }
 }
 
@@ -233,6 +253,13 @@ static trowel_status bk_exhausted(trowel_ctx *ctx, uint64_t base, size_t done, s
 static size_t words_loaded(uint64_t used, unsigned first_bits)
 {
     return used <= first_bits ? 1 : 1 + (size_t)((used - first_bits + 31) / 32);
+}
+
+/* The data words a decoder that loads a word whenever it holds 32 bits or
+ * fewer has not loaded yet, with `left` bits unread: it holds 33..64. */
+static size_t words_unloaded(uint64_t left)
+{
+    return left >= 33 ? (size_t)((left - 33) / 32) : 0;
 }
 
 /* A thread that writes the decoded output while the rest is decoded. The
@@ -337,32 +364,46 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                            "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
                            (unsigned long)stored, (unsigned long)sum);
 
-    /* The bit register: loaded bits, the next one at bit 0; words
+    /* The bit register: loaded bits, the next one at bit 0; stream bytes
      * [0, next) are not loaded yet. Plain locals (see bk_slow_head). */
-    size_t next = data_words - 1;
+    size_t next = 4 * (data_words - 1);
     uint64_t bits = 0;
     unsigned count = 0;
-    uint32_t first = be32(src + 4 * (data_words - 1));
+    uint32_t first = be32(src + next);
     if (first != 0) {
         unsigned top = 31u - (unsigned)__builtin_clz(first);
         bits = first & ((1u << top) - 1u);
         count = top;
     }
     const unsigned first_bits = count;
-    const uint64_t all_bits = first_bits + 32 * (uint64_t)(data_words - 1);
+    const uint64_t all_bits = first_bits + 8 * (uint64_t)next;
     if (in_place)
         *in_place = true;
-/* Tops the register up by a word when a whole one fits. */
+/* Tops the register up to 56..63 bits. With 8 bytes below `next`, one
+ * load with no branch: its whole bytes that fit are taken, and the bits
+ * of a byte that fits only in part are the stream's next ones too (a
+ * later load ORs the same bits over them), so the register's upper bits
+ * are never wrong, only not counted. Near the start of the stream, a
+ * byte at a time (up to 64 bits). */
 #define BK_REFILL()                                                                                \
     do {                                                                                           \
-        while (count <= 32 && next > 0) {                                                          \
-            next--;                                                                                \
-            bits |= (uint64_t)be32(src + 4 * next) << count;                                       \
-            count += 32;                                                                           \
+        if (TROWEL_LIKELY(next >= 8)) {                                                            \
+            bits |= load_be64(src + next - 8) << count;                                            \
+            next -= (63 - count) >> 3;                                                             \
+            count |= 56;                                                                           \
+        } else {                                                                                   \
+            while (count <= 56 && next > 0) {                                                      \
+                bits |= (uint64_t)src[--next] << count;                                            \
+                count += 8;                                                                        \
+            }                                                                                      \
         }                                                                                          \
     } while (0)
-#define BK_WHERE() (base + 4 * (uint64_t)next)
-#define BK_USED() (all_bits - (uint64_t)next * 32 - count)
+/* Where the current command lies, as the data word a word-at-a-time
+ * decoder (one that loads while it holds 32 bits or fewer) would load
+ * next: from the bits unread when the command began. */
+#define BK_WHERE() (base + 4 * (uint64_t)words_unloaded(head_left))
+#define BK_LEFT() ((uint64_t)next * 8 + count)
+#define BK_USED() (all_bits - BK_LEFT())
 #define BK_CHECK_IN_PLACE(lowest)                                                                  \
     do {                                                                                           \
         if (in_place && (lowest) < 4 * (data_words - words_loaded(BK_USED(), first_bits)))        \
@@ -380,6 +421,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
         }
         bool literal;
         BK_REFILL();
+        const uint64_t head_left = BK_LEFT();
         if (TROWEL_LIKELY(count >= 23)) {
             /* Fast path: the longest command head (23 bits) is loaded, so
              * it is decoded straight from the register, by its shape. */
@@ -478,7 +520,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                 dst[i] = dst[i + off];
         }
     }
-    uint64_t left = (uint64_t)next * 32 + count;
+    uint64_t left = BK_LEFT();
     if (left >= 32)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base,
                            "%llu whole data words were never read: the stream is longer than "
@@ -487,6 +529,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
     return TROWEL_OK;
 #undef BK_REFILL
 #undef BK_WHERE
+#undef BK_LEFT
 #undef BK_USED
 #undef BK_CHECK_IN_PLACE
 }
