@@ -385,12 +385,16 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
  * later load ORs the same bits over them), so the register's upper bits
  * are never wrong, only not counted. Near the start of the stream, a
  * byte at a time (up to 64 bits). */
+#define BK_LOAD()                                                                                  \
+    do {                                                                                           \
+        bits |= load_be64(src + next - 8) << count;                                                \
+        next -= (63 - count) >> 3;                                                                 \
+        count |= 56;                                                                               \
+    } while (0)
 #define BK_REFILL()                                                                                \
     do {                                                                                           \
         if (TROWEL_LIKELY(next >= 8)) {                                                            \
-            bits |= load_be64(src + next - 8) << count;                                            \
-            next -= (63 - count) >> 3;                                                             \
-            count |= 56;                                                                           \
+            BK_LOAD();                                                                             \
         } else {                                                                                   \
             while (count <= 56 && next > 0) {                                                      \
                 bits |= (uint64_t)src[--next] << count;                                            \
@@ -451,6 +455,26 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                                "left to write)",
                                literal ? "literal run" : "copy", len, pos);
         if (literal) {
+            if (TROWEL_LIKELY(dst && !in_place && pos - len >= 8 && next >= len + 16)) {
+                /* Up to 7 bytes a step, one 8-byte store each: the
+                 * register reversed holds them in output order, top byte
+                 * first, and the bytes below the run land in output not
+                 * decoded yet (it is written over later), never below
+                 * dst. The steps load at most len + 8 bytes, so each
+                 * finds 8 left. */
+                do {
+                    BK_LOAD();
+                    unsigned take = len < 7 ? len : 7;
+                    store_le64(dst + pos - 8, bit_reverse64(bits));
+                    bits >>= 8 * take;
+                    count -= 8 * take;
+                    pos -= take;
+                    len -= take;
+                } while (len > 0);
+                continue;
+            }
+            /* Near either end: as many bytes as the register holds at a
+             * time, the input checked. */
             while (len > 0) {
                 if (count < 8) {
                     BK_REFILL();
