@@ -379,12 +379,13 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
     const uint64_t all_bits = first_bits + 8 * (uint64_t)next;
     if (in_place)
         *in_place = true;
-/* Tops the register up to 56..63 bits. With 8 bytes below `next`, one
+/* Tops the register up to 56..63 bits (it never holds 64). With 8 bytes below `next`, one
  * load with no branch: its whole bytes that fit are taken, and the bits
  * of a byte that fits only in part are the stream's next ones too (a
  * later load ORs the same bits over them), so the register's upper bits
  * are never wrong, only not counted. Near the start of the stream, a
- * byte at a time (up to 64 bits). */
+ * byte at a time. BK_LOAD: the load alone, for callers that know 8 bytes
+ * are left. */
 #define BK_LOAD()                                                                                  \
     do {                                                                                           \
         bits |= load_be64(src + next - 8) << count;                                                \
@@ -396,7 +397,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
         if (TROWEL_LIKELY(next >= 8)) {                                                            \
             BK_LOAD();                                                                             \
         } else {                                                                                   \
-            while (count <= 56 && next > 0) {                                                      \
+            while (count <= 55 && next > 0) {                                                      \
                 bits |= (uint64_t)src[--next] << count;                                            \
                 count += 8;                                                                        \
             }                                                                                      \
@@ -424,6 +425,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
         }
         bool literal;
+        uint64_t run; /* the register reversed from the bit after the head */
         BK_REFILL();
         const uint64_t head_left = BK_LEFT();
         if (TROWEL_LIKELY(count >= 23)) {
@@ -434,6 +436,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             len = h->len_base + (unsigned)((reversed >> h->len_shift) & h->len_mask);
             off = (unsigned)((reversed >> h->off_shift) & h->off_mask);
             literal = h->literal;
+            run = reversed << h->used;
             bits >>= h->used;
             count -= h->used;
         } else {
@@ -448,6 +451,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             len = h.len;
             off = h.off;
             literal = h.literal;
+            run = bit_reverse64(bits);
         }
         if (len > pos)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, BK_WHERE(),
@@ -455,13 +459,22 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                                "left to write)",
                                literal ? "literal run" : "copy", len, pos);
         if (literal) {
+            if (TROWEL_LIKELY(dst && !in_place && pos - len >= 8 && 8 * len <= count)) {
+                /* A short run the register holds (most are): it is
+                 * already reversed with the head, top byte first, so one
+                 * 8-byte store writes it; the bytes below the run land in
+                 * output not decoded yet (it is written over later),
+                 * never below dst. len <= 7, as count <= 63. */
+                store_le64(dst + pos - 8, run);
+                bits >>= 8 * len;
+                count -= 8 * len;
+                pos -= len;
+                continue;
+            }
             if (TROWEL_LIKELY(dst && !in_place && pos - len >= 8 && next >= len + 16)) {
-                /* Up to 7 bytes a step, one 8-byte store each: the
-                 * register reversed holds them in output order, top byte
-                 * first, and the bytes below the run land in output not
-                 * decoded yet (it is written over later), never below
-                 * dst. The steps load at most len + 8 bytes, so each
-                 * finds 8 left. */
+                /* Longer: up to 7 bytes a step, each stored as above
+                 * from the register topped up and reversed. The steps
+                 * load at most len + 8 bytes, so each finds 8 left. */
                 do {
                     BK_LOAD();
                     unsigned take = len < 7 ? len : 7;
