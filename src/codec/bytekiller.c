@@ -98,15 +98,21 @@ static inline uint64_t bit_reverse64(uint64_t x)
     return __builtin_bswap64(x);
 }
 
+/* v as the host holds the eight bytes of v least significant first. */
+static inline uint64_t le64_bytes(uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    return v;
+#else
+    return __builtin_bswap64(v);
+#endif
+}
+
 /* Eight bytes at p, least significant first, whatever the host's order. */
 static inline void store_le64(uint8_t *p, uint64_t v)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = le64_bytes(v);
     memcpy(p, &v, 8);
-#else
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> 8 * i);
-#endif
 }
 
 trowel_status trowel_bytekiller_length(trowel_ctx *ctx, const uint8_t *src, size_t n,
@@ -179,25 +185,37 @@ static inline bool bk_take(bk_bits *b, unsigned w, unsigned *v)
  * bits the head takes, and where its length and offset fields lie in the
  * register bit-reversed (a field of w bits at bit a of the register is
  * (reversed >> (64 - a - w)) & (2^w - 1), its first bit the most
- * significant; mask 0: no such field), with the length's base. Decoding by
+ * significant; mask 0: no such field), with the length's base and, for a
+ * literal run, which has no offset, BK_RUN_FROM (see the fast path in
+ * decode_core) as its offset. Decoding by
  * table takes the branches on the command's kind, which the data decides
  * and no predictor guesses, out of the fast path; one (literal or copy)
  * is left. */
 typedef struct bk_head_shape {
     uint8_t used, len_base, len_shift, off_shift;
-    uint16_t len_mask, off_mask;
+    uint16_t len_mask, off_mask, off_base;
     bool literal;
 } bk_head_shape;
 
+enum { BK_RUN_FROM = 4096 };
+
 static const bk_head_shape head_shapes[8] = {
-    [0] = {5, 1, 59, 0, 0x7, 0, true},        /* 0 0 nnn: nnn+1 literals */
-    [4] = {5, 1, 59, 0, 0x7, 0, true},        /* (the third bit is nnn's) */
-    [2] = {10, 2, 0, 54, 0, 0xff, false},     /* 0 1 o*8: copy 2 */
-    [6] = {10, 2, 0, 54, 0, 0xff, false},     /* (the third bit is o's) */
-    [1] = {12, 3, 0, 52, 0, 0x1ff, false},    /* 1 0 0 o*9: copy 3 */
-    [5] = {13, 4, 0, 51, 0, 0x3ff, false},    /* 1 0 1 o*10: copy 4 */
-    [3] = {23, 1, 53, 41, 0xff, 0xfff, false}, /* 1 1 0 l*8 o*12: copy l+1 */
-    [7] = {11, 9, 53, 0, 0xff, 0, true},      /* 1 1 1 n*8: n+9 literals */
+    [0] = {5, 1, 59, 0, 0x7, 0, BK_RUN_FROM, true},   /* 0 0 nnn: nnn+1 literals */
+    [4] = {5, 1, 59, 0, 0x7, 0, BK_RUN_FROM, true},   /* (the third bit is nnn's) */
+    [2] = {10, 2, 0, 54, 0, 0xff, 0, false},          /* 0 1 o*8: copy 2 */
+    [6] = {10, 2, 0, 54, 0, 0xff, 0, false},          /* (the third bit is o's) */
+    [1] = {12, 3, 0, 52, 0, 0x1ff, 0, false},         /* 1 0 0 o*9: copy 3 */
+    [5] = {13, 4, 0, 51, 0, 0x3ff, 0, false},         /* 1 0 1 o*10: copy 4 */
+    [3] = {23, 1, 53, 41, 0xff, 0xfff, 0, false},     /* 1 1 0 l*8 o*12: copy l+1 */
+    [7] = {11, 9, 53, 0, 0xff, 0, BK_RUN_FROM, true}, /* 1 1 1 n*8: n+9 literals */
+};
+
+/* The bits a whole command takes, by its first five: the head of a copy,
+ * the head and bytes of a 0 0 nnn run; 255 (more than the register ever
+ * holds) for a 1 1 1 run, whose length lies further on. */
+static const uint8_t command_bits[32] = {
+    13, 12, 10, 23, 45, 13, 10, 255, 29, 12, 10, 23, 61, 13, 10, 255,
+    21, 12, 10, 23, 53, 13, 10, 255, 37, 12, 10, 23, 69, 13, 10, 255,
 };
 
 /* A command head: a literal run of len bytes, or a copy of len bytes
@@ -434,9 +452,41 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             const bk_head_shape *h = &head_shapes[bits & 7];
             uint64_t reversed = bit_reverse64(bits);
             len = h->len_base + (unsigned)((reversed >> h->len_shift) & h->len_mask);
-            off = (unsigned)((reversed >> h->off_shift) & h->off_mask);
+            off = h->off_base + (unsigned)((reversed >> h->off_shift) & h->off_mask);
             literal = h->literal;
             run = reversed << h->used;
+            if (dst && !in_place) {
+                /* The common commands with no branch on their kind: a
+                 * 0 0 nnn run the register holds, or a copy of up to 16
+                 * bytes from 16 or more above, both away from the ends of
+                 * the output. Either is one 16-byte store ending at pos
+                 * of 16 bytes read from off above: a copy's (never
+                 * overlapping what it writes), or for a run the bytes
+                 * BK_RUN_FROM above, with the run over their top 8 (read
+                 * from output written long ago: a load that straddles
+                 * recent stores waits for them, and a page first touched
+                 * by a read would fault twice). The bytes below the
+                 * command land in output not decoded yet (it is written
+                 * over later), never below dst. Anything else, and every
+                 * error, goes the long way below. */
+                unsigned total = command_bits[bits & 31];
+                size_t decoded = dst_len - pos;
+                bool fast = (pos >= 16) & (len <= pos) & (len <= 16) & (total <= count) &
+                            (off >= 16) & (off <= decoded);
+                if (TROWEL_LIKELY(fast)) {
+                    uint8_t *d = dst + pos - 16;
+                    uint64_t lo, hi, keep = (uint64_t)literal - 1;
+                    memcpy(&lo, d + off, 8);
+                    memcpy(&hi, d + off + 8, 8);
+                    hi = (hi & keep) | (le64_bytes(run) & ~keep);
+                    memcpy(d, &lo, 8);
+                    memcpy(d + 8, &hi, 8);
+                    bits >>= total;
+                    count -= total;
+                    pos -= len;
+                    continue;
+                }
+            }
             bits >>= h->used;
             count -= h->used;
         } else {
