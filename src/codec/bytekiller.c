@@ -458,21 +458,22 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             if (dst && !in_place) {
                 /* The common commands with no branch on their kind: a
                  * 0 0 nnn run the register holds, or a copy of up to 16
-                 * bytes from 16 or more above, both away from the ends of
-                 * the output. Either is one 16-byte store ending at pos
-                 * of 16 bytes read from off above: a copy's (never
-                 * overlapping what it writes), or for a run the bytes
-                 * BK_RUN_FROM above, with the run over their top 8 (read
-                 * from output written long ago: a load that straddles
-                 * recent stores waits for them, and a page first touched
-                 * by a read would fault twice). The bytes below the
-                 * command land in output not decoded yet (it is written
-                 * over later), never below dst. Anything else, and every
-                 * error, goes the long way below. */
+                 * bytes from at least as many above (so its bytes come
+                 * from output already final), both away from the ends of
+                 * the output. Either
+                 * is one 16-byte store ending at pos of 16 bytes read
+                 * first from off above: a copy's, or for a run those
+                 * BK_RUN_FROM above with the run over their top 8 (output
+                 * written long ago: a load that straddles recent stores
+                 * waits for them, and a page first touched by a read
+                 * would fault twice). The bytes below the command land in
+                 * output not decoded yet (it is written over later),
+                 * never below dst. Anything else, and every error, goes
+                 * the long way below. */
                 unsigned total = command_bits[bits & 31];
                 size_t decoded = dst_len - pos;
                 bool fast = (pos >= 16) & (len <= pos) & (len <= 16) & (total <= count) &
-                            (off >= 16) & (off <= decoded);
+                            (off >= len) & (off <= decoded);
                 if (TROWEL_LIKELY(fast)) {
                     uint8_t *d = dst + pos - 16;
                     uint64_t lo, hi, keep = (uint64_t)literal - 1;
