@@ -457,31 +457,33 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             run = reversed << h->used;
             if (dst && !in_place) {
                 /* The common commands with no branch on their kind: a
-                 * 0 0 nnn run the register holds, or a copy of up to 16
+                 * 0 0 nnn run the register holds, or a copy of up to 32
                  * bytes from at least as many above (so its bytes come
                  * from output already final), both away from the ends of
-                 * the output. Either
-                 * is one 16-byte store ending at pos of 16 bytes read
-                 * first from off above: a copy's, or for a run those
-                 * BK_RUN_FROM above with the run over their top 8 (output
-                 * written long ago: a load that straddles recent stores
-                 * waits for them, and a page first touched by a read
-                 * would fault twice). The bytes below the command land in
-                 * output not decoded yet (it is written over later),
-                 * never below dst. Anything else, and every error, goes
-                 * the long way below. */
+                 * the output. Either is one 32-byte store ending at pos
+                 * of 32 bytes read first from off above: a copy's, or for
+                 * a run those BK_RUN_FROM above with the run over their
+                 * top 8 (output written long ago: a load that straddles
+                 * recent stores waits for them, and a page first touched
+                 * by a read would fault twice). The bytes below the
+                 * command land in output not decoded yet (it is written
+                 * over later), never below dst. Anything else, and every
+                 * error, goes the long way below. */
                 unsigned total = command_bits[bits & 31];
                 size_t decoded = dst_len - pos;
-                bool fast = (pos >= 16) & (len <= pos) & (len <= 16) & (total <= count) &
+                bool fast = (pos >= 32) & (len <= pos) & (len <= 32) & (total <= count) &
                             (off >= len) & (off <= decoded);
                 if (TROWEL_LIKELY(fast)) {
-                    uint8_t *d = dst + pos - 16;
+                    uint8_t *d = dst + pos - 32;
+                    uint8_t low[16];
                     uint64_t lo, hi, keep = (uint64_t)literal - 1;
-                    memcpy(&lo, d + off, 8);
-                    memcpy(&hi, d + off + 8, 8);
+                    memcpy(low, d + off, 16);
+                    memcpy(&lo, d + off + 16, 8);
+                    memcpy(&hi, d + off + 24, 8);
                     hi = (hi & keep) | (le64_bytes(run) & ~keep);
-                    memcpy(d, &lo, 8);
-                    memcpy(d + 8, &hi, 8);
+                    memcpy(d, low, 16);
+                    memcpy(d + 16, &lo, 8);
+                    memcpy(d + 24, &hi, 8);
                     bits >>= total;
                     count -= total;
                     pos -= len;
