@@ -445,7 +445,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
         bool literal;
         uint64_t run; /* the register reversed from the bit after the head */
         BK_REFILL();
-        const uint64_t head_left = BK_LEFT();
+        uint64_t head_left; /* for BK_WHERE, set once the fast path is not taken */
         if (TROWEL_LIKELY(count >= 23)) {
             /* Fast path: the longest command head (23 bits) is loaded, so
              * it is decoded straight from the register, by its shape. */
@@ -471,8 +471,8 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                  * error, goes the long way below. */
                 unsigned total = command_bits[bits & 31];
                 size_t decoded = dst_len - pos;
-                bool fast = (pos >= 32) & (len <= pos) & (len <= 32) & (total <= count) &
-                            (off >= len) & (off <= decoded);
+                bool fast = (pos >= 32) & (len <= 32) & (total <= count) & (off >= len) &
+                            (off <= decoded);
                 if (TROWEL_LIKELY(fast)) {
                     uint8_t *d = dst + pos - 32;
                     uint8_t low[16];
@@ -490,10 +490,12 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                     continue;
                 }
             }
+            head_left = BK_LEFT();
             bits >>= h->used;
             count -= h->used;
         } else {
             /* Near the end of the input: field by field, each checked. */
+            head_left = BK_LEFT();
             bk_bits t = {src, next, bits, count};
             bk_head h = bk_slow_head(&t);
             next = t.next;
