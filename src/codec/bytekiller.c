@@ -30,10 +30,16 @@
  * read, the stream is its bytes from the last down, each least significant
  * bit first, so bits are taken from a 64-bit register (plain locals, so it
  * stays in machine registers) topped up by one unaligned 8-byte load with no
- * branch, and each command costs a few shifts, not one call per bit; a command's head is decoded by the shape of its first three bits
- * (one table row, no branch per kind); fields are bit-reversed through a
- * table. Every length and offset is checked once against the output, and
- * the bytes of a run or copy are then moved in bulk.
+ * branch, and each command costs a few shifts, not one call per bit. The
+ * register is bit-reversed whole once a command, which puts its fields and
+ * literal bytes in reading order; a command's head is decoded by the shape
+ * of its first three bits (one table row, no branch per kind). The common
+ * commands, a short literal run or a copy of up to 32 bytes that does not
+ * overlap itself, are then one branch-free step of a 32-byte load and store;
+ * the others, and every error, take a checked path. Every length and offset
+ * is checked once against the output, and the bytes of a run or copy are
+ * moved in bulk. A large output's pages are mapped ahead of the decoder by a
+ * second thread (bk_prefault).
  *
  * Encoder: bytekiller_encode.c; what both halves share:
  * bytekiller_int.h.
@@ -165,7 +171,7 @@ typedef struct bk_bits {
 
 static inline void bk_refill(bk_bits *b)
 {
-    while (b->count <= 56 && b->next > 0) {
+    while (b->count <= 55 && b->next > 0) {
         b->bits |= (uint64_t)b->src[--b->next] << b->count;
         b->count += 8;
     }
@@ -193,10 +199,9 @@ static inline bool bk_take(bk_bits *b, unsigned w, unsigned *v)
  * (reversed >> (64 - a - w)) & (2^w - 1), its first bit the most
  * significant; mask 0: no such field), with the length's base and, for a
  * literal run, which has no offset, BK_RUN_FROM (see the fast path in
- * decode_core) as its offset. Decoding by
- * table takes the branches on the command's kind, which the data decides
- * and no predictor guesses, out of the fast path; one (literal or copy)
- * is left. */
+ * decode_core) as its offset. Decoding by table takes the branches on the
+ * command's kind, which the data decides and no predictor guesses, out of
+ * the fast path. */
 typedef struct bk_head_shape {
     uint8_t used, len_base, len_shift, off_shift;
     uint16_t len_mask, off_mask, off_base;
@@ -366,8 +371,8 @@ static void writer_stop(bk_writer *wr, bool decoded)
 
 /* A thread that has the kernel map the output's pages ahead of the
  * decoder, from the top down a piece at a time: the decoder's first write
- * to each page would otherwise stop it for the fault (a sixth of its time
- * for a large output), and the second core takes them instead.
+ * to each page would otherwise stop it for the fault (about a sixth of
+ * its time for a large output), and the second core takes them instead.
  * MADV_POPULATE_WRITE maps pages writable without touching their bytes,
  * so it never races the decoder's writes; at its first refusal (a kernel
  * before 5.14, no memory) the thread stops, and the decoder takes the
@@ -460,13 +465,13 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
     const uint64_t all_bits = first_bits + 8 * (uint64_t)next;
     if (in_place)
         *in_place = true;
-/* Tops the register up to 56..63 bits (it never holds 64). With 8 bytes below `next`, one
- * load with no branch: its whole bytes that fit are taken, and the bits
- * of a byte that fits only in part are the stream's next ones too (a
- * later load ORs the same bits over them), so the register's upper bits
- * are never wrong, only not counted. Near the start of the stream, a
- * byte at a time. BK_LOAD: the load alone, for callers that know 8 bytes
- * are left. */
+/* Tops the register up to 56..63 bits (it never holds 64). With 8 bytes
+ * below `next`, one load with no branch: its whole bytes that fit are
+ * taken, and the bits of a byte that fits only in part are the stream's
+ * next ones too (a later load ORs the same bits over them), so the
+ * register's upper bits are never wrong, only not counted. Near the start
+ * of the stream, a byte at a time. BK_LOAD: the load alone, for callers
+ * that know 8 bytes are left. */
 #define BK_LOAD()                                                                                  \
     do {                                                                                           \
         bits |= load_be64(src + next - 8) << count;                                                \
