@@ -169,7 +169,7 @@ static trowel_status read_header(bit_reader *b, wtd_header *h)
     h->root = (int32_t)v[3];
     uint8_t map[76];
     for (int i = 0; i < 76; i++) {
-        uint32_t byte;
+        uint32_t byte = 0; /* GCC -O3 cannot see bits_read sets it */
         if ((s = bits_read(b, 8, &byte)) != TROWEL_OK)
             return s;
         map[i] = (uint8_t)byte;
@@ -273,7 +273,7 @@ static trowel_status read_node(tree_reader *t, uint32_t x, uint32_t y, uint32_t 
     if (size_bits == 0)
         return TROWEL_OK;
     uint64_t start = t->b->pos;
-    uint32_t flag, branch, max, w[3];
+    uint32_t flag = 0, branch, max, w[3]; /* flag: GCC -O3 cannot see bits_read sets it */
     trowel_status st = bits_read(t->b, 1, &flag);
     if (st != TROWEL_OK || !flag)
         return st;

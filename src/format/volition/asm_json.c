@@ -151,7 +151,7 @@ static trowel_status get_uint(json_in *j, const char *key, uint64_t max, uint64_
 
 #define GET(j, key, max, dst)                                                                    \
     do {                                                                                         \
-        uint64_t v_;                                                                             \
+        uint64_t v_ = 0; /* GCC -O3 cannot see get_uint sets it */                               \
         trowel_status s_ = get_uint(j, key, max, &v_);                                           \
         if (s_ != TROWEL_OK)                                                                     \
             return s_;                                                                           \
