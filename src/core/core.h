@@ -31,6 +31,13 @@ struct trowel_ctx {
     uint64_t worker_share;     /* tests: a worker job's share of the limit
                                 * (0 = worker.c's) */
     unsigned worker_jobs;      /* tests: jobs workers started for this context */
+    /* Memory held for work done ahead (a worker's share, what it made):
+     * when an allocation would pass the limit, reclaim_fn gives it all
+     * back first, so that what the caller asks for is admitted or refused
+     * exactly as it would be without it (trowel_mem_set_reclaim). */
+    void (*reclaim_fn)(void *user);
+    void *reclaim_user;
+    bool reclaiming;
     const char *mem_purpose;   /* see trowel_mem_purpose */
     trowel_error last_error;
     trowel_warning_fn warn_fn;
@@ -101,6 +108,10 @@ trowel_status trowel_mem_resize_array(trowel_ctx *ctx, void *inout_ptr, size_t c
                                       size_t size);
 trowel_status trowel_mem_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status trowel_mem_dup_bytes(trowel_ctx *ctx, const void *data, size_t size, void *out_ptr);
+/* Sets (fn NULL: clears) what gives back the memory ctx holds for work
+ * done ahead, called when an allocation would pass the limit; the
+ * allocation is then tried again. fn must not allocate on ctx. */
+void trowel_mem_set_reclaim(trowel_ctx *ctx, void (*fn)(void *user), void *user);
 /* Moves block p (allocated on from) onto to's count, as if to had
  * allocated it; false (nothing moved, no error set) when it does not fit
  * under to's limit. For a second thread's result (worker.h). */

@@ -39,12 +39,30 @@ static void size_in_words(uint64_t n, char *out, size_t cap)
         snprintf(out, cap, "%llu %s", (unsigned long long)whole, units[u]);
 }
 
+static bool fits(const trowel_ctx *ctx, uint64_t size)
+{
+    uint64_t total;
+    return !trowel_add_overflows(ctx->mem_in_use, size, &total) && total <= ctx->mem_limit;
+}
+
+void trowel_mem_set_reclaim(trowel_ctx *ctx, void (*fn)(void *user), void *user)
+{
+    ctx->reclaim_fn = fn;
+    ctx->reclaim_user = user;
+}
+
 /* what: what the memory is for; NULL takes the context's purpose. */
 static trowel_status admit(trowel_ctx *ctx, uint64_t size, const char *what)
 {
-    uint64_t total;
-    if (!trowel_add_overflows(ctx->mem_in_use, size, &total) && total <= ctx->mem_limit)
+    if (fits(ctx, size))
         return TROWEL_OK;
+    if (ctx->reclaim_fn && !ctx->reclaiming) { /* work done ahead gives way */
+        ctx->reclaiming = true;
+        ctx->reclaim_fn(ctx->reclaim_user);
+        ctx->reclaiming = false;
+        if (fits(ctx, size))
+            return TROWEL_OK;
+    }
     char need[32], used[32], limit[32];
     size_in_words(size, need, sizeof need);
     size_in_words(ctx->mem_in_use, used, sizeof used);

@@ -9,8 +9,9 @@
  *
  * A process that forks (trowel mount's daemon) keeps only the thread that
  * forked: the child's worker starts a thread of its own the first time it
- * is given a job, and a job that was running when the process forked is
- * lost to the child (its caller does the work itself).
+ * is given a job. A job that was running when the process forked is lost
+ * to the child: what it had made is a copy caught part-way, never used or
+ * freed (its caller forgets it and does the work itself).
  *
  * Memory: the job's context gets a share of the caller's limit, counted as
  * in use on the caller's context from the start of the job until the
@@ -225,6 +226,11 @@ bool trowel_worker_wait(trowel_worker *w)
     w->running = false;
     w->owner->mem_in_use -= w->lent;
     w->lent = 0;
+    if (!finished) { /* a half-made copy: forgotten, not freed */
+        w->warnings = NULL;
+        w->warning_count = w->warning_cap = 0;
+        w->ctx->mem_in_use = 0;
+    }
     return finished;
 }
 

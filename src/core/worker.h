@@ -15,6 +15,12 @@
  * warnings and errors as without a worker. A job is worth a thread
  * hand-over (tens of microseconds) only when it is many times longer, so
  * callers give it batches of work.
+ *
+ * While a job runs, its share counts as in use on the caller's context. A
+ * caller that holds memory for work done ahead sets a reclaim function
+ * (trowel_mem_set_reclaim): when one of its own allocations would pass the
+ * limit, the work ahead is waited for and given up first, so the caller's
+ * own work is admitted or refused as without a worker.
  */
 #ifndef TROWEL_WORKER_H
 #define TROWEL_WORKER_H
@@ -46,7 +52,7 @@ bool trowel_worker_has_room(const trowel_worker *w);
 
 /* Starts fn(worker's ctx, arg), errors naming entry (NULL: none); false
  * (nothing started) when the caller's limit has no room for the job's
- * share now (under 64 MiB free). The worker must be idle, with nothing of
+ * share now (four shares must be free: 64 MiB). The worker must be idle, with nothing of
  * an earlier job left on its context. */
 bool trowel_worker_start(trowel_worker *w, trowel_job_fn fn, void *arg, const char *entry);
 
@@ -55,7 +61,9 @@ bool trowel_worker_busy(const trowel_worker *w);
 
 /* Waits for the job and gives its memory share back; false when the job's
  * outcome is lost (the process forked while it ran: a child has no copy
- * of the thread), and the caller then does all of it itself. The warnings
+ * of the thread, and what the job made is a copy caught part-way): the
+ * caller then forgets, without freeing, all the job made, and does the
+ * work itself. The warnings
  * it kept stay until the next start. */
 bool trowel_worker_wait(trowel_worker *w);
 

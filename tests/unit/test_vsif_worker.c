@@ -66,11 +66,13 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 
 enum order { IN_ORDER, BACKWARDS, STRIDED };
 
-/* How a run reads: threads, the worker's share (0: as shipped), order. */
+/* How a run reads: threads, the worker's share (0: as shipped), order,
+ * the memory limit (0: the default). */
 typedef struct run_setup {
     unsigned threads;
     uint64_t share;
     enum order order;
+    uint64_t limit;
 } run_setup;
 
 /* The index of the k-th entry read out of n. */
@@ -91,6 +93,7 @@ static run_log run(const bytes *image, run_setup setup, unsigned *jobs)
     log_add(&l, "run\n");
     trowel_ctx *ctx = trowel_ctx_new();
     trowel_ctx_set_threads(ctx, setup.threads);
+    trowel_ctx_set_mem_limit(ctx, setup.limit);
     ctx->worker_share = setup.share;
     trowel_ctx_set_warning_handler(ctx, on_warning, &l);
     trowel_input *in = NULL;
@@ -136,7 +139,7 @@ static int differences(const bytes *image, const run_setup *setups, size_t count
     *all_ran = true;
     for (size_t k = 0; k < count; k++) {
         unsigned jobs_one = 0, jobs = 0;
-        run_setup one = {1, 0, setups[k].order};
+        run_setup one = {1, 0, setups[k].order, setups[k].limit};
         run_log want = run(image, one, &jobs_one);
         run_log got = run(image, setups[k], &jobs);
         if (jobs_one != 0 || jobs == 0)
@@ -159,8 +162,8 @@ static int differences(const bytes *image, const run_setup *setups, size_t count
 }
 
 static const run_setup setups[] = {
-    {2, 0, IN_ORDER},    {2, 0, BACKWARDS},    {2, 0, STRIDED},
-    {2, 4096, IN_ORDER}, {2, 65536, IN_ORDER}, {2, 65536, STRIDED},
+    {2, 0, IN_ORDER, 0},    {2, 0, BACKWARDS, 0},    {2, 0, STRIDED, 0},
+    {2, 4096, IN_ORDER, 0}, {2, 65536, IN_ORDER, 0}, {2, 65536, STRIDED, 0},
 };
 
 static void test_worker_gives_what_one_thread_gives(void)
@@ -239,7 +242,7 @@ static void test_worker_gives_what_one_thread_gives_on_damage(void)
         bad += differences(&image, setups, 4, &all_ran);
         ran += all_ran;
         unsigned jobs;
-        run_setup two = {2, 0, IN_ORDER};
+        run_setup two = {2, 0, IN_ORDER, 0};
         run_log l = run(&image, two, &jobs);
         warned += strstr(l.text, "\nwarning ") != NULL;
         free(l.text);
@@ -300,7 +303,7 @@ static void test_worker_passes_on_each_scenes_warnings(void)
     CHECK_EQ_U64(differences(&image, setups, sizeof setups / sizeof setups[0], &all_ran), 0);
     CHECK(all_ran);
     unsigned jobs;
-    run_setup two = {2, 0, IN_ORDER};
+    run_setup two = {2, 0, IN_ORDER, 0};
     run_log l = run(&image, two, &jobs);
     int warnings = 0;
     for (const char *p = l.text; (p = strstr(p, "\nwarning ")) != NULL; p++)
@@ -310,6 +313,52 @@ static void test_worker_passes_on_each_scenes_warnings(void)
     free(image.data);
 }
 
+/* Compressed scenes whose LZMA header declares 2047 MiB: decoding one
+ * needs more than the limit leaves, so it is refused, and the message says
+ * how much was in use. While the worker works, its share counts as in use
+ * and what it made ahead is held; before the reading thread's own work is
+ * refused, all of it gives way, so the refusals (and their "already in
+ * use") are those of one thread, under the default limit and near a small
+ * one. */
+static void test_worker_gives_way_to_the_limit(void)
+{
+    REQUIRE_INPUT(have_file(TSP_IMAGE));
+    bytes image = read_file(TSP_IMAGE);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    int patched = 0;
+    if (trowel_input_open_memory(ctx, image.data, image.size, "scenes.image", &in) == TROWEL_OK &&
+        trowel_archive_open(ctx, in, trowel_format_find("vsif"), &a) == TROWEL_OK)
+        for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
+            const trowel_entry *e = trowel_archive_entry(a, i);
+            uint8_t *h = image.data + e->offset;
+            if (strcmp(e->method, "lzma") == 0 && i % 5 == 0 && memcmp(h, "LZMA", 4) == 0) {
+                set_u32(h + 4, 2047u << 20);
+                patched++;
+            }
+        }
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    REQUIRE(patched > 10);
+    const run_setup limits[] = {
+        {2, 0, IN_ORDER, 0},
+        {2, 0, STRIDED, 0},
+        {2, 65536, IN_ORDER, 4u << 20},
+        {2, 65536, STRIDED, 64u << 20},
+    };
+    bool all_ran;
+    CHECK_EQ_U64(differences(&image, limits, sizeof limits / sizeof limits[0], &all_ran), 0);
+    CHECK(all_ran);
+    unsigned jobs;
+    run_log l = run(&image, limits[0], &jobs);
+    CHECK(strstr(l.text, "already in use") != NULL); /* the refusals are there */
+    free(l.text);
+    free(image.data);
+}
+
 TEST_MAIN(TEST(test_worker_gives_what_one_thread_gives),
           TEST(test_worker_gives_what_one_thread_gives_on_damage),
-          TEST(test_worker_passes_on_each_scenes_warnings))
+          TEST(test_worker_passes_on_each_scenes_warnings),
+          TEST(test_worker_gives_way_to_the_limit))

@@ -76,6 +76,9 @@ typedef struct vsif_state {
     text_batch *ready;      /* taken from it: pieces not read yet */
     size_t batch_size;
     size_t next_in_turn;    /* the entry after the one read last (SIZE_MAX: none) */
+    bool gave_way;          /* the memory limit was reached: no more reading ahead */
+    bool reclaims;          /* the context's reclaim function is this archive's */
+    bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
 } vsif_state;
 
 /* ------------------------------------------------------------- reading */
@@ -288,10 +291,14 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         }
         if (s == TROWEL_OK)
             s = trowel_sink_open_memory(ctx, &sink);
-        if (s == TROWEL_OK)
+        if (s == TROWEL_OK) {
+            /* What it writes before a failure (whole 8 KiB chunks) is kept
+             * too: one thread would have written it to the caller's sink. */
             s = choreo_write_vcd(ctx, scene, sink);
-        if (s == TROWEL_OK)
-            s = trowel_sink_take(sink, &p->text, &p->text_size);
+            trowel_status t = trowel_sink_take(sink, &p->text, &p->text_size);
+            if (s == TROWEL_OK)
+                s = t;
+        }
         trowel_sink_discard(sink);
         choreo_scene_free(ctx, scene);
         p->warnings_to = trowel_worker_warnings(b->w);
@@ -323,8 +330,8 @@ static void clear_batch(trowel_ctx *ctx, trowel_ctx *texts_ctx, text_batch *b)
     b->w = w;
 }
 
-/* A batch whose job was lost to a fork: what it made in the parent is
- * not this process's to free; nothing of it is used. */
+/* A batch whose job was lost to a fork: what it made is a copy caught
+ * part-way, neither used nor freed. */
 static void forget_texts(text_batch *b)
 {
     for (size_t k = 0; k < b->count; k++)
@@ -343,6 +350,15 @@ static void drop_ahead(trowel_archive *a, vsif_state *st)
     st->batch_size = TEXT_BATCH_FIRST;
 }
 
+/* Drops what the batches hold (entries are renamed, or become text
+ * differently); reading ahead starts again from the next entry read. */
+static void forget_batches(trowel_archive *a, vsif_state *st)
+{
+    drop_ahead(a, st);
+    if (st->ready)
+        clear_batch(a->ctx, a->ctx, st->ready);
+}
+
 /* Starts the worker on entries from index on, when it is idle and they
  * are worth it. */
 static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
@@ -350,6 +366,7 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
     text_batch *b = st->ahead;
     b->img = &st->img;
     b->first = index;
+    st->bookkeeping = true;
     trowel_error before = a->ctx->last_error;
     while (b->count < st->batch_size && index + b->count < a->entry_count) {
         size_t i = index + b->count;
@@ -362,6 +379,7 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
         b->count++;
     }
     a->ctx->last_error = before;
+    st->bookkeeping = false;
     if (!b->count || !trowel_worker_start(st->worker, text_batch_run, b, a->entries[index].name))
         clear_batch(a->ctx, a->ctx, b);
 }
@@ -375,6 +393,7 @@ static void take_ahead(trowel_archive *a, vsif_state *st)
     if (!trowel_worker_wait(st->worker))
         forget_texts(b);
     trowel_ctx *wctx = trowel_worker_ctx(st->worker);
+    st->bookkeeping = true;
     clear_batch(a->ctx, a->ctx, st->ready);
     st->ahead = st->ready;
     st->ready = b;
@@ -396,6 +415,7 @@ static void take_ahead(trowel_archive *a, vsif_state *st)
         }
     }
     a->ctx->last_error = before;
+    st->bookkeeping = false;
     if (st->batch_size < TEXT_BATCH_MAX)
         st->batch_size *= 2;
 }
@@ -420,7 +440,9 @@ static text_piece *piece_for(trowel_archive *a, vsif_state *st, size_t index)
 }
 
 /* Entry index from its piece: the worker's warnings and error for it, on
- * this thread, and its text. */
+ * this thread, and its text, written in the 8 KiB pieces one thread
+ * writes. The piece is taken whole first: writing may make the batches
+ * give way (give_way). */
 static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
                               trowel_sink *out)
 {
@@ -428,15 +450,39 @@ static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
     for (size_t i = p->warnings_from; i < p->warnings_to && i < r->warning_count; i++)
         if (a->ctx->warn_fn)
             a->ctx->warn_fn(a->ctx->warn_user, &r->warnings[i]);
-    trowel_status s = p->status;
-    if (s != TROWEL_OK)
+    trowel_status status = p->status;
+    if (status != TROWEL_OK)
         a->ctx->last_error = p->error;
-    else if (p->text_size)
-        s = trowel_sink_write(out, p->text, p->text_size);
-    trowel_mem_free(a->ctx, p->text);
+    uint8_t *text = p->text;
+    size_t size = p->text_size;
     p->text = NULL;
     p->handed_out = true;
-    return s;
+    trowel_status s = TROWEL_OK;
+    for (size_t at = 0; s == TROWEL_OK && at < size; at += 8192)
+        s = trowel_sink_write(out, text + at, size - at < 8192 ? size - at : 8192);
+    trowel_mem_free(a->ctx, text);
+    return s != TROWEL_OK ? s : status;
+}
+
+/* The context's reclaim function while this archive reads ahead: the
+ * worker's batch is waited for and dropped, the ready one freed, and no
+ * more is read ahead, so that the caller's own work is admitted or refused
+ * by the memory limit as without a worker. Its own bookkeeping (reading a
+ * batch's bytes, taking it) just fails instead. */
+static void give_way(void *user)
+{
+    trowel_archive *a = user;
+    vsif_state *st = a->priv;
+    if (st->bookkeeping)
+        return;
+    st->gave_way = true;
+    if (!st->ahead)
+        return;
+    drop_ahead(a, st);
+    clear_batch(a->ctx, a->ctx, st->ready);
+    trowel_mem_free(a->ctx, st->ready);
+    trowel_mem_free(a->ctx, st->ahead);
+    st->ahead = st->ready = NULL;
 }
 
 /* Makes the two batches when the worker is first wanted; false when it
@@ -445,11 +491,20 @@ static bool have_batches(trowel_archive *a, vsif_state *st)
 {
     if (st->ahead)
         return true;
-    if (!st->worker || !trowel_worker_has_room(st->worker))
+    if (!st->worker || st->gave_way || !trowel_worker_has_room(st->worker))
         return false;
+    if (!st->reclaims) { /* one archive of a context reads ahead at a time */
+        if (a->ctx->reclaim_fn)
+            return false;
+        trowel_mem_set_reclaim(a->ctx, give_way, a);
+        st->reclaims = true;
+    }
     trowel_error before = a->ctx->last_error;
-    if (trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ahead, &st->ahead) != TROWEL_OK ||
-        trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ready, &st->ready) != TROWEL_OK) {
+    st->bookkeeping = true;
+    bool made = trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ahead, &st->ahead) == TROWEL_OK &&
+                trowel_mem_new_zeroed(a->ctx, 1, sizeof *st->ready, &st->ready) == TROWEL_OK;
+    st->bookkeeping = false;
+    if (!made) {
         trowel_mem_free(a->ctx, st->ahead);
         st->ahead = NULL;
         a->ctx->last_error = before;
@@ -482,12 +537,10 @@ static void vsif_close(trowel_archive *a)
     vsif_state *st = a->priv;
     if (!st)
         return;
-    drop_ahead(a, st);
-    if (st->ahead) {
-        clear_batch(a->ctx, a->ctx, st->ready);
-        trowel_mem_free(a->ctx, st->ready);
-        trowel_mem_free(a->ctx, st->ahead);
-    }
+    st->bookkeeping = false;
+    give_way(a); /* waits for the worker and frees the batches */
+    if (st->reclaims)
+        trowel_mem_set_reclaim(a->ctx, NULL, NULL);
     trowel_worker_free(st->worker);
     vsif_image_free(a->ctx, &st->img);
     trowel_mem_free(a->ctx, st);
@@ -543,9 +596,7 @@ static trowel_status name_entry(trowel_archive *a, size_t index, const char *nam
 static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
     vsif_state *st = a->priv; /* keys checked against vsif_options */
-    drop_ahead(a, st); /* what the batches hold depends on raw= */
-    if (st->ahead)
-        clear_batch(a->ctx, a->ctx, st->ready);
+    forget_batches(a, st); /* which entries become text depends on raw= */
     const char *raw = trowel_options_get(opts, n, "raw");
     if (raw) {
         if (strcmp(raw, "1") != 0 && strcmp(raw, "0") != 0)
@@ -881,7 +932,8 @@ static trowel_status names_from_folder(namer *nm, const char *full)
  * through the io hooks. */
 static trowel_status vsif_set_names(trowel_archive *a, const char *path)
 {
-    const vsif_state *st = a->priv;
+    vsif_state *st = a->priv;
+    forget_batches(a, st); /* their errors and warnings name the entries */
     namer nm = {a, NULL, a->entry_count};
     trowel_status s = trowel_mem_new_zeroed(a->ctx, nm.count ? nm.count : 1, sizeof *nm.slots,
                                             &nm.slots);

@@ -582,10 +582,10 @@ static trowel_status survey_here(trowel_ctx *ctx, trowel_input *in, vsif_image *
 }
 
 /* Scenes surveyed by the worker while this thread surveys the batch before
- * them. Their compressed bytes are read here (the input is this thread's);
- * the worker decodes, parses and summarizes them in order and stops at the
- * first it cannot finish within its memory share, or at the first whose
- * failure ends the survey. */
+ * them. Their bytes are read here (the input is this thread's); the worker
+ * decodes (when compressed), parses and summarizes them in order and stops
+ * at the first it cannot finish within its memory share, or at the first
+ * whose failure ends the survey. */
 enum { SURVEY_BATCH = 64 };
 
 typedef struct survey_piece {
@@ -642,8 +642,8 @@ static trowel_status survey_batch_run(trowel_ctx *ctx, void *arg)
     return TROWEL_OK;
 }
 
-/* Reads the bytes of scenes [first, end) (as far as they are compressed
- * and readable) and starts the worker on them; false when it does not
+/* Reads the bytes of scenes [first, end) (as far as they are readable)
+ * and starts the worker on them; false when it does not
  * start (nothing is then left to free). */
 static bool survey_ahead(trowel_ctx *ctx, trowel_input *in, const vsif_image *img,
                          trowel_worker *w, survey_batch *b, uint32_t first, uint32_t end)
@@ -697,6 +697,37 @@ static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batc
     return s;
 }
 
+/* A survey that hands batches to a worker. When this thread's own work
+ * would pass the memory limit, the worker's batch in flight gives way
+ * (survey_give_way): it is waited for and dropped, with the bytes read for
+ * it, and this thread surveys those scenes itself, as without a worker;
+ * no batch is handed out after. */
+typedef struct survey_run {
+    trowel_ctx *ctx;
+    survey_batch *b;
+    bool given_way;
+    void (*prev_fn)(void *user); /* what was set before the survey */
+    void *prev_user;
+} survey_run;
+
+static void survey_give_way(void *user)
+{
+    survey_run *run = user;
+    survey_batch *b = run->b;
+    run->given_way = true;
+    if (trowel_worker_busy(b->w)) {
+        bool finished = trowel_worker_wait(b->w);
+        for (uint32_t k = 0; k < b->count; k++) {
+            trowel_mem_free(run->ctx, b->piece[k].blob);
+            if (finished)
+                trowel_mem_free(trowel_worker_ctx(b->w), b->piece[k].st.decoded);
+        }
+        b->count = b->done = 0;
+    }
+    if (run->prev_fn)
+        run->prev_fn(run->prev_user);
+}
+
 /* Reads every scene once when the image is opened, for two things only
  * the scenes can tell: a scene whose string indices fall outside the pool
  * cannot become text (it is then extracted as stored, named .bvcd), and a
@@ -711,16 +742,20 @@ static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batc
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
                                 trowel_worker *w)
 {
-    survey_batch *b = NULL;
+    survey_run run = {ctx, NULL, false, ctx->reclaim_fn, ctx->reclaim_user};
     trowel_error before = ctx->last_error;
-    if (w && img->count > SURVEY_BATCH && trowel_mem_new(ctx, sizeof *b, &b) != TROWEL_OK)
+    if (w && img->count > SURVEY_BATCH && trowel_mem_new(ctx, sizeof *run.b, &run.b) != TROWEL_OK)
         ctx->last_error = before; /* then this thread does it all */
+    survey_batch *b = run.b;
+    if (b)
+        trowel_mem_set_reclaim(ctx, survey_give_way, &run);
     trowel_status s = TROWEL_OK;
     for (uint32_t i = 0; s == TROWEL_OK && i < img->count;) {
         uint32_t mine = img->count - i < SURVEY_BATCH ? img->count - i : SURVEY_BATCH;
         uint32_t first = i + mine;
         uint32_t end = img->count - first < SURVEY_BATCH ? img->count : first + SURVEY_BATCH;
-        bool ahead = b && first < end && survey_ahead(ctx, in, img, w, b, first, end);
+        bool ahead = b && !run.given_way && first < end &&
+                     survey_ahead(ctx, in, img, w, b, first, end);
         for (uint32_t k = 0; s == TROWEL_OK && k < mine; k++)
             s = survey_here(ctx, in, img, &img->scenes[i + k]);
         i += mine;
@@ -730,6 +765,8 @@ trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *i
             i += done;
         }
     }
+    if (b)
+        trowel_mem_set_reclaim(ctx, run.prev_fn, run.prev_user);
     trowel_mem_free(ctx, b);
     return s;
 }
