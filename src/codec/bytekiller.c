@@ -38,8 +38,11 @@
  * overlap itself, are then one branch-free step of a 32-byte load and store;
  * the others, and every error, take a checked path. Every length and offset
  * is checked once against the output, and the bytes of a run or copy are
- * moved in bulk. A large output's pages are mapped ahead of the decoder by a
- * second thread (bk_prefault).
+ * moved in bulk. Around a large stream read from a file, three more threads
+ * work while it decodes: one loads the stream from its end down and checks
+ * its checksum (bk_loader; the checksum's verdict still comes before the
+ * decoder's), one has the kernel map the output's pages ahead of the
+ * decoder (bk_prefault), one writes the finished output (bk_writer).
  *
  * Encoder: bytekiller_encode.c; what both halves share:
  * bytekiller_int.h.
@@ -50,8 +53,12 @@
 #include "codec/bytekiller_int.h"
 
 #include "core/bytes.h"
+#include "core/input.h"
 #include "core/module.h"
 #include "core/sink.h"
+
+#include <errno.h>
+#include <unistd.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -426,6 +433,113 @@ static void prefault_stop(bk_prefault *pf)
 }
 #endif
 
+/* A thread that reads a large packed stream from its file while it is
+ * decoded. The decoder reads the stream from its end down, so the loader
+ * reads it in pieces from the end down and publishes how far it has come;
+ * the decoder waits only when it catches up (it never does on a sound
+ * disk: reading is several times faster than decoding). The checksum of
+ * the data words, which one thread checks before decoding, is worked out
+ * by the loader once it has everything, and checked after decoding, before
+ * anything else: the same errors in the same order of precedence (the
+ * file's read error, the checksum, the first bad command). Only for a
+ * stream lying in a plain file (the descriptor and offset of the input);
+ * a read that fails is done again the ordinary way, to report it. */
+typedef struct bk_loader {
+    int fd;
+    uint64_t file_off;  /* where the stream starts in the file */
+    uint8_t *src;       /* n bytes */
+    size_t n;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    size_t from;        /* src[from, n) is loaded (under lock) */
+    bool failed;        /* a read failed or came short (under lock) */
+    uint32_t checksum;  /* of the data words, once from is 0 */
+} bk_loader;
+
+enum { BK_LOAD_PIECE = 1 << 20 };
+/* The bytes below the cursor one command may read: a head and a run of 264
+ * bytes, and the 8-byte loads around them. */
+enum { BK_LOAD_MARGIN = 512 };
+
+static void *loader_run(void *arg)
+{
+    bk_loader *ld = arg;
+    size_t from = ld->n;
+    bool failed = false;
+    while (from > 0 && !failed) {
+        size_t low = from > BK_LOAD_PIECE ? from - BK_LOAD_PIECE : 0;
+        for (size_t at = low; at < from && !failed;) {
+            ssize_t got = pread(ld->fd, ld->src + at, from - at, (off_t)(ld->file_off + at));
+            if (got < 0 && errno == EINTR)
+                continue;
+            failed = got <= 0;
+            at += got > 0 ? (size_t)got : 0;
+        }
+        if (!failed && low == 0)
+            ld->checksum = data_checksum(ld->src, ld->n / 4 - 2);
+        pthread_mutex_lock(&ld->lock);
+        ld->from = failed ? ld->from : low;
+        ld->failed = failed;
+        pthread_cond_broadcast(&ld->more);
+        pthread_mutex_unlock(&ld->lock);
+        from = low;
+    }
+    return NULL;
+}
+
+/* Waits until the loader holds everything from `need` bytes below cursor
+ * `next` up (or all of it); the cursor below which the decoder must wait
+ * again in *mark. False when a read failed. */
+static bool loader_wait(bk_loader *ld, size_t next, size_t *mark)
+{
+    size_t need = next > BK_LOAD_MARGIN ? next - BK_LOAD_MARGIN : 0;
+    pthread_mutex_lock(&ld->lock);
+    while (ld->from > need && !ld->failed)
+        pthread_cond_wait(&ld->more, &ld->lock);
+    bool ok = !ld->failed;
+    *mark = ld->from ? ld->from + BK_LOAD_MARGIN : 0;
+    pthread_mutex_unlock(&ld->lock);
+    return ok;
+}
+
+/* Starts loading the n bytes at abs of r's input into a new buffer on ctx
+ * (*src), when they lie in a plain file and a second thread is allowed;
+ * false (nothing to undo, no error set) otherwise. */
+static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader *ld)
+{
+    memset(ld, 0, sizeof *ld);
+    ld->fd = trowel_input_file_at(r->in, trowel_reader_abs(r), &ld->file_off);
+    if (ld->fd < 0 || trowel_threads_for(ctx, 2) < 2)
+        return false;
+    trowel_error before = ctx->last_error;
+    ld->src = trowel_mem_alloc(ctx, n);
+    if (!ld->src) {
+        ctx->last_error = before; /* the ordinary load will say it */
+        return false;
+    }
+    ld->n = ld->from = n;
+    if (pthread_mutex_init(&ld->lock, NULL) == 0) {
+        if (pthread_cond_init(&ld->more, NULL) == 0) {
+            if (pthread_create(&ld->thread, NULL, loader_run, ld) == 0)
+                return true;
+            pthread_cond_destroy(&ld->more);
+        }
+        pthread_mutex_destroy(&ld->lock);
+    }
+    trowel_mem_free(ctx, ld->src);
+    return false;
+}
+
+/* Waits for the loader to end; false when a read failed. */
+static bool loader_join(bk_loader *ld)
+{
+    pthread_join(ld->thread, NULL);
+    pthread_cond_destroy(&ld->more);
+    pthread_mutex_destroy(&ld->lock);
+    return !ld->failed;
+}
+
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
  * the stream decodes in place, packed bytes at the start of the output
  * buffer: no byte may be written over a data word not yet read. wr
@@ -433,8 +547,12 @@ static void prefault_stop(bk_prefault *pf)
  * Always inlined, so that each caller's constant dst and in_place take
  * their per-byte tests out of the loops. */
 BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, uint64_t base,
-                                 uint8_t *dst, size_t dst_len, bool *in_place, bk_writer *wr)
+                                 uint8_t *dst, size_t dst_len, bool *in_place, bk_writer *wr,
+                                 bk_loader *ld)
 {
+    size_t in_mark = 0; /* ld: below this cursor, wait for the loader */
+    if (ld && !loader_wait(ld, n, &in_mark)) /* the stream's last words first */
+        return TROWEL_ERR_IO;                /* the caller reports the read */
     uint32_t length = 0;
     trowel_status s = trowel_bytekiller_length(ctx, src, n, base, &length);
     if (s != TROWEL_OK)
@@ -444,7 +562,8 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                            "length field says %lu bytes but %zu are expected",
                            (unsigned long)length, dst_len);
     size_t data_words = n / 4 - 2;
-    uint32_t stored = be32(src + n - 8), sum = data_checksum(src, data_words);
+    uint32_t stored = be32(src + n - 8);
+    uint32_t sum = ld ? stored : data_checksum(src, data_words); /* ld: checked after */
     if (sum != stored)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 8,
                            "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
@@ -510,6 +629,8 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             writer_publish(wr, pos, false, false);
             mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
         }
+        if (ld && TROWEL_UNLIKELY(next < in_mark) && !loader_wait(ld, next, &in_mark))
+            return TROWEL_ERR_IO;
         bool literal;
         uint64_t run; /* the register reversed from the bit after the head */
         BK_REFILL();
@@ -697,7 +818,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
 trowel_status trowel_bytekiller_decode_mem(trowel_ctx *ctx, const uint8_t *src, size_t n,
                                            uint64_t base, uint8_t *dst, size_t dst_len)
 {
-    return decode_core(ctx, src, n, base, dst, dst_len, NULL, NULL);
+    return decode_core(ctx, src, n, base, dst, dst_len, NULL, NULL, NULL);
 }
 
 bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t n,
@@ -705,7 +826,7 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
 {
     bool safe = false;
     trowel_error saved = ctx->last_error;
-    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe, NULL) != TROWEL_OK)
+    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe, NULL, NULL) != TROWEL_OK)
         safe = false;
     ctx->last_error = saved;
     return safe;
@@ -723,6 +844,30 @@ static uint8_t *memory_sink_room(trowel_sink *out, size_t length)
 static uint64_t bk_max_output(uint64_t n)
 {
     return n / 23 * 8 * BK_MAX_COPY + 8 * BK_MAX_COPY;
+}
+
+/* After decoding from a loader (status s): what one thread would have
+ * reported, by its order of checks: the read (done again the ordinary way
+ * to say what failed), then the checksum, then the decoding's own. */
+static trowel_status loaded_outcome(trowel_ctx *ctx, trowel_reader *rest, bk_loader *ld,
+                                    uint64_t base, trowel_status s)
+{
+    if (!loader_join(ld)) {
+        uint8_t *again;
+        size_t size;
+        trowel_status t = trowel_reader_load(rest, &again, &size);
+        if (t != TROWEL_OK)
+            return t;
+        trowel_mem_free(ctx, again);
+        return trowel_fail(ctx, TROWEL_ERR_IO, base,
+                           "the packed stream changed while it was read (run again)");
+    }
+    uint32_t stored = be32(ld->src + ld->n - 8);
+    if (ld->checksum != stored)
+        return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + ld->n - 8,
+                           "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
+                           (unsigned long)stored, (unsigned long)ld->checksum);
+    return s;
 }
 
 trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64_t expected_size,
@@ -763,11 +908,17 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
                               "the packed stream and its output")) != TROWEL_OK)
         return s;
     uint8_t *src;
-    size_t got;
-    if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
+    size_t got = (size_t)n;
+    bk_loader ld;
+    bool loading = length >= BK_WRITER_MIN && loader_start(ctx, &rest, (size_t)n, &ld);
+    if (loading)
+        src = ld.src;
+    else if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
         return s;
     uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, length ? length : 1);
     if (!dst) {
+        if (loading)
+            (void)loader_join(&ld);
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
     }
@@ -779,7 +930,12 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
     bk_prefault pf = {.dst = dst, .length = length};
     bool prefaulting =
         length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1 && prefault_start(&pf);
-    s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL);
+    if (loading)
+        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, &ld);
+    else
+        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, NULL);
+    if (loading)
+        s = loaded_outcome(ctx, &rest, &ld, base, s);
     if (prefaulting)
         prefault_stop(&pf);
     trowel_mem_free(ctx, src);
