@@ -266,8 +266,8 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
 /* ---- reading ahead. Extracting every scene, the caller writes scenes
  * while the worker decodes and prints the next ones: after an entry is
  * read, the worker starts on a batch of the entries after it that become
- * text and are compressed (their bytes are read here, as the input is this
- * thread's), and reading one of them then takes the batch and hands out
+ * text (their bytes are read here, as the input is this thread's), and
+ * reading one of them then takes the batch and hands out
  * the text, warnings and error the worker made for it. A text depends only
  * on the scene's bytes, so a piece may be handed out whenever its entry
  * is read. Entries the worker could not do within its memory share, and
