@@ -57,9 +57,6 @@
 #include "core/module.h"
 #include "core/sink.h"
 
-#include <errno.h>
-#include <unistd.h>
-
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -469,13 +466,7 @@ static void *loader_run(void *arg)
     bool failed = false;
     while (from > 0 && !failed) {
         size_t low = from > BK_LOAD_PIECE ? from - BK_LOAD_PIECE : 0;
-        for (size_t at = low; at < from && !failed;) {
-            ssize_t got = pread(ld->fd, ld->src + at, from - at, (off_t)(ld->file_off + at));
-            if (got < 0 && errno == EINTR)
-                continue;
-            failed = got <= 0;
-            at += got > 0 ? (size_t)got : 0;
-        }
+        failed = trowel_pread_full(ld->fd, ld->src + low, from - low, ld->file_off + low, NULL) != 0;
         if (!failed && low == 0)
             ld->checksum = data_checksum(ld->src, ld->n / 4 - 2);
         pthread_mutex_lock(&ld->lock);

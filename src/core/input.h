@@ -59,6 +59,12 @@ struct trowel_input {
                             * of it is a pattern */
 };
 
+/* Reads exactly n bytes of the file fd at off into buf, EINTR retried: 0;
+ * an errno value when a read fails; -1 when the file ends first. *reached
+ * (NULL: not wanted) says where reading stopped. Every pread loop of the
+ * library is this one. */
+int trowel_pread_full(int fd, void *buf, size_t n, uint64_t off, uint64_t *reached);
+
 /* data (size bytes, not copied, outliving the input) as bytes [origin,
  * origin + size) of an input: offsets, and so every error, are those of
  * the file the bytes were loaded from. Nothing lies below origin. */

@@ -17,25 +17,39 @@ typedef struct file_input {
     int fd;
 } file_input;
 
-/* pread all n bytes at off, or fail. */
-static trowel_status file_read_at(trowel_input *in, uint64_t off, void *dst, size_t n)
+int trowel_pread_full(int fd, void *buf, size_t n, uint64_t off, uint64_t *reached)
 {
-    const file_input *f = in->impl;
-    uint8_t *to = dst;
+    uint8_t *to = buf;
+    int result = 0;
     while (n > 0) {
-        ssize_t got = pread(f->fd, to, n, (off_t)off);
+        ssize_t got = pread(fd, to, n, (off_t)off);
         if (got < 0 && errno == EINTR)
             continue;
-        if (got < 0)
-            return trowel_fail(in->ctx, TROWEL_ERR_IO, off, "read failed: %s", strerror(errno));
-        if (got == 0)
-            return trowel_fail(in->ctx, TROWEL_ERR_IO, off,
-                               "file shrank while being read (ends before offset 0x%llx)",
-                               (unsigned long long)off);
+        if (got <= 0) {
+            result = got < 0 ? errno : -1;
+            break;
+        }
         to += got;
         off += (uint64_t)got;
         n -= (size_t)got;
     }
+    if (reached)
+        *reached = off;
+    return result;
+}
+
+/* pread all n bytes at off, or fail. */
+static trowel_status file_read_at(trowel_input *in, uint64_t off, void *dst, size_t n)
+{
+    const file_input *f = in->impl;
+    uint64_t at;
+    int err = trowel_pread_full(f->fd, dst, n, off, &at);
+    if (err > 0)
+        return trowel_fail(in->ctx, TROWEL_ERR_IO, at, "read failed: %s", strerror(err));
+    if (err < 0)
+        return trowel_fail(in->ctx, TROWEL_ERR_IO, at,
+                           "file shrank while being read (ends before offset 0x%llx)",
+                           (unsigned long long)at);
     return TROWEL_OK;
 }
 

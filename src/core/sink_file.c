@@ -15,6 +15,7 @@
 /* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
 #define _GNU_SOURCE
 #include "sink_file.h"
+#include "input.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -295,21 +296,11 @@ static uint64_t word_at(const uint8_t *p) /* host order: the hash never leaves t
     return v;
 }
 
-/* Reads exactly n bytes of fd at off into buf (EINTR retried): false on an
- * error or an end before them. */
+/* Reads exactly n bytes of fd at off into buf: false on an error or an
+ * end before them. */
 static bool pread_full(int fd, uint8_t *buf, size_t n, uint64_t off)
 {
-    while (n > 0) {
-        ssize_t got = pread(fd, buf, n, (off_t)off);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return false;
-        buf += got;
-        off += (uint64_t)got;
-        n -= (size_t)got;
-    }
-    return true;
+    return trowel_pread_full(fd, buf, n, off, NULL) == 0;
 }
 
 static void mix_word(uint64_t *h, uint64_t w)

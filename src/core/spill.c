@@ -178,18 +178,7 @@ trowel_status trowel_spill_write(trowel_spill *sp, const void *data, size_t n)
 static trowel_status spill_read(void *user, uint64_t off, void *dst, size_t n)
 {
     const trowel_spill *sp = user;
-    uint8_t *to = dst;
-    while (n > 0) {
-        ssize_t got = pread(sp->fd, to, n, (off_t)off);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return TROWEL_ERR_IO;
-        to += got;
-        off += (uint64_t)got;
-        n -= (size_t)got;
-    }
-    return TROWEL_OK;
+    return trowel_pread_full(sp->fd, dst, n, off, NULL) == 0 ? TROWEL_OK : TROWEL_ERR_IO;
 }
 
 static trowel_status spill_size(void *user, uint64_t *size)
