@@ -25,6 +25,19 @@ static struct fd_state *fd_of(const trowel_sink *s)
     return s->state;
 }
 
+static trowel_status write_failed(trowel_sink *s, const char *why)
+{
+    return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s", s->name,
+                       why);
+}
+
+/* Whether err says a kernel copy is not possible here (another file
+ * system, an output or kernel without it), not that writing failed. */
+static bool kernel_copy_refused(int err)
+{
+    return err == EXDEV || err == EINVAL || err == ENOSYS || err == EOPNOTSUPP;
+}
+
 trowel_status trowel_sink_fd_write_all(trowel_sink *s, int fd, const void *data, size_t n)
 {
     const uint8_t *p = data;
@@ -33,8 +46,7 @@ trowel_status trowel_sink_fd_write_all(trowel_sink *s, int fd, const void *data,
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
-            return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
-                               s->name, w < 0 ? strerror(errno) : "no progress");
+            return write_failed(s, w < 0 ? strerror(errno) : "no progress");
         p += w;
         n -= (size_t)w;
     }
@@ -59,8 +71,7 @@ static trowel_status drain_pipe(trowel_sink *s, int pipe_out, int to_fd, size_t 
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
-                               s->name, got < 0 ? strerror(errno) : "copied bytes were lost");
+            return write_failed(s, got < 0 ? strerror(errno) : "copied bytes were lost");
         trowel_status st = trowel_sink_fd_write_all(s, to_fd, buf, (size_t)got);
         if (st != TROWEL_OK)
             return st;
@@ -78,9 +89,8 @@ static trowel_status empty_pipe(trowel_sink *s, int pipe_out, int to_fd, size_t 
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            if (w < 0 && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
-                return trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET,
-                                   "cannot write %s: %s", s->name, strerror(errno));
+            if (w < 0 && !kernel_copy_refused(errno))
+                return write_failed(s, strerror(errno));
             *refused = true;
             return drain_pipe(s, pipe_out, to_fd, n);
         }
@@ -140,10 +150,8 @@ trowel_status trowel_sink_fd_copy(trowel_sink *s, int to_fd, int fd, uint64_t of
              * kernel) or the input ended: ordinary reads and writes do the
              * rest and report what is wrong. A failure after some bytes
              * went is a real write error. */
-            if (got < 0 && *copied && errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
-                errno != EOPNOTSUPP)
-                st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot write %s: %s",
-                                 s->name, strerror(errno));
+            if (got < 0 && *copied && !kernel_copy_refused(errno))
+                st = write_failed(s, strerror(errno));
             break;
         }
         *copied += (uint64_t)got;
