@@ -231,11 +231,10 @@ bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p)
     if (!p)
         return true;
     size_t size = ((block_header *)p - 1)->size;
-    uint64_t total;
-    if (trowel_add_overflows(to->mem_in_use, size, &total) || total > to->mem_limit)
+    if (!fits(to, size))
         return false;
     from->mem_in_use -= size;
-    to->mem_in_use = total;
+    to->mem_in_use += size;
     return true;
 }
 
