@@ -161,6 +161,14 @@ void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...)
     ctx->warn_fn(ctx->warn_user, &w);
 }
 
+void trowel_pass_warnings(trowel_ctx *ctx, const trowel_error *list, size_t count, size_t from,
+                          size_t to)
+{
+    for (size_t i = from; i < to && i < count; i++)
+        if (ctx->warn_fn)
+            ctx->warn_fn(ctx->warn_user, &list[i]);
+}
+
 void trowel_note(trowel_ctx *ctx, const char *fmt, ...)
 {
     if (!ctx->note_fn)

@@ -71,6 +71,10 @@ trowel_status trowel_fail(trowel_ctx *ctx, trowel_status status, uint64_t offset
 trowel_status trowel_vfail(trowel_ctx *ctx, trowel_status status, uint64_t offset,
                            const char *fmt, va_list ap) TROWEL_PRINTF(4, 0);
 void trowel_warn(trowel_ctx *ctx, uint64_t offset, const char *fmt, ...) TROWEL_PRINTF(3, 4);
+/* Hands warnings made elsewhere (kept by a worker thread) to ctx's
+ * handler, in order: list[from, to), no further than count. */
+void trowel_pass_warnings(trowel_ctx *ctx, const trowel_error *list, size_t count, size_t from,
+                          size_t to);
 /* Tells the note handler (if any) what was done, about the current entry. */
 void trowel_note(trowel_ctx *ctx, const char *fmt, ...) TROWEL_PRINTF(2, 3);
 /* The entry named in errors from now on ("" or NULL for none). */

@@ -251,9 +251,7 @@ const trowel_error *trowel_worker_warning_list(const trowel_worker *w)
 
 void trowel_worker_pass_warnings(trowel_worker *w, trowel_ctx *ctx, size_t from, size_t to)
 {
-    for (size_t i = from; i < to && i < w->warning_count; i++)
-        if (ctx->warn_fn)
-            ctx->warn_fn(ctx->warn_user, &w->warnings[i]);
+    trowel_pass_warnings(ctx, w->warnings, w->warning_count, from, to);
 }
 
 void trowel_worker_free(trowel_worker *w)

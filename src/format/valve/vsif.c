@@ -447,9 +447,7 @@ static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
                               trowel_sink *out)
 {
     const text_batch *r = st->ready;
-    for (size_t i = p->warnings_from; i < p->warnings_to && i < r->warning_count; i++)
-        if (a->ctx->warn_fn)
-            a->ctx->warn_fn(a->ctx->warn_user, &r->warnings[i]);
+    trowel_pass_warnings(a->ctx, r->warnings, r->warning_count, p->warnings_from, p->warnings_to);
     trowel_status status = p->status;
     if (status != TROWEL_OK)
         a->ctx->last_error = p->error;
