@@ -642,6 +642,19 @@ static trowel_status survey_batch_run(trowel_ctx *ctx, void *arg)
     return TROWEL_OK;
 }
 
+/* Frees what b holds: the bytes read for it, and (finished: the worker's
+ * job ran to its end here, not in a parent that forked) what the worker
+ * decoded and nobody took; b is then empty. */
+static void drop_survey_batch(trowel_ctx *ctx, survey_batch *b, bool finished)
+{
+    for (uint32_t k = 0; k < b->count; k++) {
+        trowel_mem_free(ctx, b->piece[k].blob);
+        if (finished)
+            trowel_mem_free(trowel_worker_ctx(b->w), b->piece[k].st.decoded);
+    }
+    b->count = b->done = 0;
+}
+
 /* Reads the bytes of scenes [first, end) (as far as they are readable)
  * and starts the worker on them; false when it does not
  * start (nothing is then left to free). */
@@ -663,8 +676,7 @@ static bool survey_ahead(trowel_ctx *ctx, trowel_input *in, const vsif_image *im
     ctx->last_error = before;
     if (b->count && trowel_worker_start(w, survey_batch_run, b, ctx->entry))
         return true;
-    for (uint32_t k = 0; k < b->count; k++)
-        trowel_mem_free(ctx, b->piece[k].blob);
+    drop_survey_batch(ctx, b, false);
     return false;
 }
 
@@ -674,26 +686,18 @@ static bool survey_ahead(trowel_ctx *ctx, trowel_input *in, const vsif_image *im
 static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batch *b,
                                    trowel_status s, uint32_t *done)
 {
-    trowel_ctx *wctx = trowel_worker_ctx(b->w);
     *done = 0;
-    if (!trowel_worker_wait(b->w)) { /* lost to a fork: this thread does it all */
-        for (uint32_t k = 0; k < b->count; k++)
-            trowel_mem_free(ctx, b->piece[k].blob);
-        return s;
-    }
-    for (uint32_t k = 0; k < b->count; k++) {
+    bool finished = trowel_worker_wait(b->w); /* false: lost to a fork */
+    for (uint32_t k = 0; finished && s == TROWEL_OK && k < b->done; k++) {
         survey_piece *p = &b->piece[k];
-        trowel_mem_free(ctx, p->blob);
-        if (s != TROWEL_OK || k >= b->done) {
-            trowel_mem_free(wctx, p->st.decoded);
-            continue;
-        }
         trowel_worker_pass_warnings(b->w, ctx, p->warnings_from, p->warnings_to);
         if (p->status != TROWEL_OK && p->st.parsed)
             ctx->last_error = b->fatal; /* the error that ends the survey */
-        s = apply_study(ctx, wctx, img, &img->scenes[b->first + k], &p->st, p->status);
+        s = apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k], &p->st,
+                        p->status);
         *done = k + 1;
     }
+    drop_survey_batch(ctx, b, finished); /* what was not applied */
     return s;
 }
 
@@ -715,15 +719,8 @@ static void survey_give_way(void *user)
     survey_run *run = user;
     survey_batch *b = run->b;
     run->given_way = true;
-    if (trowel_worker_busy(b->w)) {
-        bool finished = trowel_worker_wait(b->w);
-        for (uint32_t k = 0; k < b->count; k++) {
-            trowel_mem_free(run->ctx, b->piece[k].blob);
-            if (finished)
-                trowel_mem_free(trowel_worker_ctx(b->w), b->piece[k].st.decoded);
-        }
-        b->count = b->done = 0;
-    }
+    if (trowel_worker_busy(b->w))
+        drop_survey_batch(run->ctx, b, trowel_worker_wait(b->w));
     if (run->prev_fn)
         run->prev_fn(run->prev_user);
 }
