@@ -350,17 +350,33 @@ static void *writer_run(void *arg)
 }
 
 /* Starts wr's thread; false (nothing to undo) if it cannot. */
+/* A helper thread with the lock and condition it shares with the decoder
+ * (the writer's, the loader's): all made, or none (false). */
+static bool start_locked_thread(pthread_t *thread, pthread_mutex_t *lock, pthread_cond_t *more,
+                                void *(*run)(void *), void *arg)
+{
+    if (pthread_mutex_init(lock, NULL) != 0)
+        return false;
+    if (pthread_cond_init(more, NULL) == 0) {
+        if (pthread_create(thread, NULL, run, arg) == 0)
+            return true;
+        pthread_cond_destroy(more);
+    }
+    pthread_mutex_destroy(lock);
+    return false;
+}
+
+/* Waits for such a thread to end and unmakes its lock and condition. */
+static void join_locked_thread(pthread_t thread, pthread_mutex_t *lock, pthread_cond_t *more)
+{
+    pthread_join(thread, NULL);
+    pthread_cond_destroy(more);
+    pthread_mutex_destroy(lock);
+}
+
 static bool writer_start(bk_writer *wr)
 {
-    if (pthread_mutex_init(&wr->lock, NULL) != 0)
-        return false;
-    if (pthread_cond_init(&wr->more, NULL) == 0) {
-        if (pthread_create(&wr->thread, NULL, writer_run, wr) == 0)
-            return true;
-        pthread_cond_destroy(&wr->more);
-    }
-    pthread_mutex_destroy(&wr->lock);
-    return false;
+    return start_locked_thread(&wr->thread, &wr->lock, &wr->more, writer_run, wr);
 }
 
 /* Decoding is over: the writer writes the rest (decoded: the output is
@@ -368,9 +384,7 @@ static bool writer_start(bk_writer *wr)
 static void writer_stop(bk_writer *wr, bool decoded)
 {
     writer_publish(wr, decoded ? 0 : wr->ready, decoded, !decoded);
-    pthread_join(wr->thread, NULL);
-    pthread_cond_destroy(&wr->more);
-    pthread_mutex_destroy(&wr->lock);
+    join_locked_thread(wr->thread, &wr->lock, &wr->more);
 }
 
 /* A thread that has the kernel map the output's pages ahead of the
@@ -495,13 +509,13 @@ static bool loader_wait(bk_loader *ld, size_t next, size_t *mark)
 }
 
 /* Starts loading the n bytes at abs of r's input into a new buffer on ctx
- * (*src), when they lie in a plain file and a second thread is allowed;
- * false (nothing to undo, no error set) otherwise. */
+ * (ld->src), when they lie in a plain file; false (nothing to undo, no
+ * error set) otherwise. */
 static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader *ld)
 {
     memset(ld, 0, sizeof *ld);
     ld->fd = trowel_input_file_at(r->in, trowel_reader_abs(r), &ld->file_off);
-    if (ld->fd < 0 || trowel_threads_for(ctx, 2) < 2)
+    if (ld->fd < 0)
         return false;
     trowel_error before = ctx->last_error;
     ld->src = trowel_mem_alloc(ctx, n);
@@ -510,14 +524,8 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
         return false;
     }
     ld->n = ld->from = n;
-    if (pthread_mutex_init(&ld->lock, NULL) == 0) {
-        if (pthread_cond_init(&ld->more, NULL) == 0) {
-            if (pthread_create(&ld->thread, NULL, loader_run, ld) == 0)
-                return true;
-            pthread_cond_destroy(&ld->more);
-        }
-        pthread_mutex_destroy(&ld->lock);
-    }
+    if (start_locked_thread(&ld->thread, &ld->lock, &ld->more, loader_run, ld))
+        return true;
     trowel_mem_free(ctx, ld->src);
     return false;
 }
@@ -525,9 +533,7 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
 /* Waits for the loader to end; false when a read failed. */
 static bool loader_join(bk_loader *ld)
 {
-    pthread_join(ld->thread, NULL);
-    pthread_cond_destroy(&ld->more);
-    pthread_mutex_destroy(&ld->lock);
+    join_locked_thread(ld->thread, &ld->lock, &ld->more);
     return !ld->failed;
 }
 
@@ -901,7 +907,10 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
     uint8_t *src;
     size_t got = (size_t)n;
     bk_loader ld;
-    bool loading = length >= BK_WRITER_MIN && loader_start(ctx, &rest, (size_t)n, &ld);
+    /* A large output gets helper threads, when a second one is allowed:
+     * below, the loader, the writer and the page mapper. */
+    bool helped = length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1;
+    bool loading = helped && loader_start(ctx, &rest, (size_t)n, &ld);
     if (loading)
         src = ld.src;
     else if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
@@ -916,17 +925,17 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
     /* A large output goes to a file while it is decoded, by a second
      * thread: writing it after would take about as long again. */
     bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
-    bool writing = length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1 &&
-                   trowel_sink_takes_positional(out) && writer_start(&wr);
+    bool writing = helped && trowel_sink_takes_positional(out) && writer_start(&wr);
     bk_prefault pf = {.dst = dst, .length = length};
-    bool prefaulting =
-        length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1 && prefault_start(&pf);
-    if (loading)
+    bool prefaulting = helped && prefault_start(&pf);
+    /* Two calls, so that the one without a loader has its tests compiled
+     * out (decode_core is inlined for each constant). */
+    if (loading) {
         s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, &ld);
-    else
-        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, NULL);
-    if (loading)
         s = loaded_outcome(ctx, &rest, &ld, base, s);
+    } else {
+        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, NULL);
+    }
     if (prefaulting)
         prefault_stop(&pf);
     trowel_mem_free(ctx, src);
