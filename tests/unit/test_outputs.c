@@ -347,6 +347,18 @@ static void compared_so_far(trowel_ctx *ctx, const char *path, const char *targe
     CHECK(trowel_sink_flush(sink) == TROWEL_OK);
 }
 
+/* s's finish is refused, its target having changed while it was compared,
+ * and the target is left as whoever changed it made it (holding left),
+ * with nothing beside it in dir. */
+static void check_refused(trowel_ctx *ctx, trowel_sink *s, const char *dir, const char *path,
+                          const char *left)
+{
+    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "changed while it was compared") != NULL);
+    CHECK(file_is(path, left));
+    CHECK_EQ_U64(count_dir_entries(dir), 1);
+}
+
 /* Replacing a file that already holds the output leaves it as it is (same
  * inode, nothing written); a target that changes while it is compared is
  * never taken for the output. The comparison happens when the sink's
@@ -394,10 +406,7 @@ static void test_replacing_compares_with_the_target(void)
     compared_so_far(ctx, path, "hello", "hello", &s);
     REQUIRE(s != NULL);
     put_file(path, "HELLO", false);
-    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
-    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "changed while it was compared") != NULL);
-    CHECK(file_is(path, "HELLO"));
-    CHECK_EQ_U64(count_dir_entries(dir), 1);
+    check_refused(ctx, s, dir, path, "HELLO");
 
     /* The same, and a second name of it removed meanwhile (which changes
      * its link count): still refused, never made from the changed bytes. */
@@ -411,9 +420,7 @@ static void test_replacing_compares_with_the_target(void)
     put_file(path, "HELLO", false);
     REQUIRE(unlink(link2) == 0);
     CHECK(trowel_sink_write(s, "BBBB", 4) == TROWEL_OK);
-    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
-    CHECK(file_is(path, "HELLOAAAA"));
-    CHECK_EQ_U64(count_dir_entries(dir), 1);
+    check_refused(ctx, s, dir, path, "HELLOAAAA");
 
     /* Harmless changes meanwhile (its mode, a new name elsewhere): it still
      * holds the output, and stays. */
@@ -433,9 +440,7 @@ static void test_replacing_compares_with_the_target(void)
     REQUIRE(s != NULL);
     put_file(path, "HELLO", false); /* in place: the first five bytes */
     CHECK(trowel_sink_write(s, "BBBB", 4) == TROWEL_OK);
-    CHECK(trowel_sink_finish(s) == TROWEL_ERR_IO);
-    CHECK(file_is(path, "HELLOAAAA"));
-    CHECK_EQ_U64(count_dir_entries(dir), 1);
+    check_refused(ctx, s, dir, path, "HELLOAAAA");
 
     /* Another file renamed over the name after its bytes matched: the open
      * file still holds them, and the name gets the output. */
