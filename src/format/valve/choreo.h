@@ -66,6 +66,9 @@ trowel_status choreo_parse_vcd(trowel_ctx *ctx, trowel_reader *text, choreo_scen
  * is printed with as many decimals as it needs to read back to the same
  * float (at least Faceposer's count). */
 trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_sink *out);
+/* choreo_write_vcd hands its text to the sink in writes of this many bytes
+ * (the last shorter); on a failure, the whole ones made so far are given. */
+enum { CHOREO_VCD_WRITE_SIZE = 8192 };
 
 /* Reads a BVCD v4 (the reader's whole window: "bvcd", version, CRC, body).
  * Each string index is resolved through pool; an index out of the pool's

@@ -827,7 +827,7 @@ done:
 typedef struct outbuf {
     trowel_ctx *ctx;
     trowel_sink *sink;
-    char buf[8192];
+    char buf[CHOREO_VCD_WRITE_SIZE];
     size_t len;
     trowel_status st;
 } outbuf;

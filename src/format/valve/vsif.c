@@ -292,8 +292,9 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         if (s == TROWEL_OK)
             s = trowel_sink_open_memory(ctx, &sink);
         if (s == TROWEL_OK) {
-            /* What it writes before a failure (whole 8 KiB chunks) is kept
-             * too: one thread would have written it to the caller's sink. */
+            /* What it writes before a failure (whole pieces, see
+             * CHOREO_VCD_WRITE_SIZE) is kept too: one thread would have
+             * written it to the caller's sink. */
             s = choreo_write_vcd(ctx, scene, sink);
             trowel_status t = trowel_sink_take(sink, &p->text, &p->text_size);
             if (s == TROWEL_OK)
@@ -440,8 +441,8 @@ static text_piece *piece_for(trowel_archive *a, vsif_state *st, size_t index)
 }
 
 /* Entry index from its piece: the worker's warnings and error for it, on
- * this thread, and its text, written in the 8 KiB pieces one thread
- * writes. The piece is taken whole first: writing may make the batches
+ * this thread, and its text, written in the pieces one thread writes
+ * (CHOREO_VCD_WRITE_SIZE). The piece is taken whole first: writing may make the batches
  * give way (give_way). */
 static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
                               trowel_sink *out)
@@ -456,8 +457,9 @@ static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
     p->text = NULL;
     p->handed_out = true;
     trowel_status s = TROWEL_OK;
-    for (size_t at = 0; s == TROWEL_OK && at < size; at += 8192)
-        s = trowel_sink_write(out, text + at, size - at < 8192 ? size - at : 8192);
+    for (size_t at = 0; s == TROWEL_OK && at < size; at += CHOREO_VCD_WRITE_SIZE)
+        s = trowel_sink_write(out, text + at,
+                              size - at < CHOREO_VCD_WRITE_SIZE ? size - at : CHOREO_VCD_WRITE_SIZE);
     trowel_mem_free(a->ctx, text);
     return s != TROWEL_OK ? s : status;
 }
@@ -476,8 +478,7 @@ static void give_way(void *user)
     st->gave_way = true;
     if (!st->ahead)
         return;
-    drop_ahead(a, st);
-    clear_batch(a->ctx, a->ctx, st->ready);
+    forget_batches(a, st);
     trowel_mem_free(a->ctx, st->ready);
     trowel_mem_free(a->ctx, st->ahead);
     st->ahead = st->ready = NULL;
