@@ -130,13 +130,14 @@ trowel_status vsif_scene_name(trowel_ctx *ctx, const char *path, char *out, size
     return TROWEL_OK;
 }
 
-/* Loads [off, off + len) of the input (checked against it) into memory. */
-static trowel_status load_span(trowel_reader *whole, uint64_t off, uint64_t len, uint8_t **out,
-                               size_t *size)
+/* A reader over the scene's bytes as they lie in input in, at in's
+ * offsets. */
+static trowel_status scene_window(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
+                                  trowel_reader *out)
 {
-    trowel_reader sub;
-    trowel_status s = trowel_reader_sub(whole, off, len, &sub);
-    return s != TROWEL_OK ? s : trowel_reader_load(&sub, out, size);
+    trowel_reader whole;
+    trowel_reader_init(&whole, ctx, in);
+    return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, out);
 }
 
 
@@ -386,9 +387,9 @@ trowel_status vsif_scene_fetch(trowel_ctx *ctx, trowel_input *in, const vsif_sce
     *blob_size = 0;
     if (sc->decoded)
         return TROWEL_OK;
-    trowel_reader whole;
-    trowel_reader_init(&whole, ctx, in);
-    return load_span(&whole, sc->data_offset, sc->data_length, blob, blob_size);
+    trowel_reader r;
+    trowel_status s = scene_window(ctx, in, sc, &r);
+    return s != TROWEL_OK ? s : trowel_reader_load(&r, blob, blob_size);
 }
 
 trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const uint8_t *blob,
@@ -402,9 +403,7 @@ trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const 
             trowel_input_open_memory_at(ctx, blob, blob_size, sc->data_offset, "(bvcd)", &b->mem);
         if (s != TROWEL_OK)
             return s;
-        trowel_reader whole;
-        trowel_reader_init(&whole, ctx, b->mem);
-        s = trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
+        s = scene_window(ctx, b->mem, sc, &b->r);
         if (s != TROWEL_OK)
             vsif_scene_bvcd_close(ctx, b);
         return s;
@@ -430,11 +429,8 @@ trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif
                                      vsif_scene_bvcd *b)
 {
     memset(b, 0, sizeof *b);
-    if (!sc->compressed) { /* a window over the file */
-        trowel_reader whole;
-        trowel_reader_init(&whole, ctx, in);
-        return trowel_reader_sub(&whole, sc->data_offset, sc->data_length, &b->r);
-    }
+    if (!sc->compressed) /* a window over the file */
+        return scene_window(ctx, in, sc, &b->r);
     uint8_t *blob;
     size_t blob_size;
     trowel_status s = vsif_scene_fetch(ctx, in, sc, &blob, &blob_size);
