@@ -66,25 +66,47 @@ trowel_status trowel_reader_skip(trowel_reader *r, uint64_t n)
     return TROWEL_OK;
 }
 
-trowel_status trowel_read_bytes(trowel_reader *r, void *dst, size_t n)
+/* The window's bytes from the cursor on, when the whole input is in
+ * memory (a memory input, a file read whole); else NULL. Parsers read
+ * scenes and tables a few bytes at a time, so the common case skips the
+ * input's own dispatch. */
+static const uint8_t *in_memory(const trowel_reader *r)
+{
+    return r->in->mem ? r->in->mem + r->base + r->pos : NULL;
+}
+
+/* The one read: inlined into the fixed-size readers below, where the copy
+ * from memory becomes a plain load. */
+static inline trowel_status fetch(trowel_reader *r, void *dst, size_t n)
 {
     if (n > r->size - r->pos)
         return out_of_window(r, n);
+    const uint8_t *p = in_memory(r);
+    if (p) {
+        memcpy(dst, p, n);
+        r->pos += n;
+        return TROWEL_OK;
+    }
     trowel_status s = trowel_input_copy(r->in, r->base + r->pos, dst, n);
     if (s == TROWEL_OK)
         r->pos += n;
     return s;
 }
 
+trowel_status trowel_read_bytes(trowel_reader *r, void *dst, size_t n)
+{
+    return fetch(r, dst, n);
+}
+
 trowel_status trowel_read_u8(trowel_reader *r, uint8_t *v)
 {
-    return trowel_read_bytes(r, v, 1);
+    return fetch(r, v, 1);
 }
 
 trowel_status trowel_read_u16le(trowel_reader *r, uint16_t *v)
 {
     uint8_t b[2];
-    trowel_status s = trowel_read_bytes(r, b, 2);
+    trowel_status s = fetch(r, b, 2);
     *v = s ? 0 : (uint16_t)(b[0] | b[1] << 8);
     return s;
 }
@@ -92,7 +114,7 @@ trowel_status trowel_read_u16le(trowel_reader *r, uint16_t *v)
 trowel_status trowel_read_u16be(trowel_reader *r, uint16_t *v)
 {
     uint8_t b[2];
-    trowel_status s = trowel_read_bytes(r, b, 2);
+    trowel_status s = fetch(r, b, 2);
     *v = s ? 0 : (uint16_t)(b[0] << 8 | b[1]);
     return s;
 }
@@ -100,7 +122,7 @@ trowel_status trowel_read_u16be(trowel_reader *r, uint16_t *v)
 trowel_status trowel_read_u32le(trowel_reader *r, uint32_t *v)
 {
     uint8_t b[4];
-    trowel_status s = trowel_read_bytes(r, b, 4);
+    trowel_status s = fetch(r, b, 4);
     *v = s ? 0 : (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     return s;
 }
@@ -108,7 +130,7 @@ trowel_status trowel_read_u32le(trowel_reader *r, uint32_t *v)
 trowel_status trowel_read_u32be(trowel_reader *r, uint32_t *v)
 {
     uint8_t b[4];
-    trowel_status s = trowel_read_bytes(r, b, 4);
+    trowel_status s = fetch(r, b, 4);
     *v = s ? 0 : (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | (uint32_t)b[3];
     return s;
 }
@@ -166,6 +188,17 @@ trowel_status trowel_read_fixed_string(trowel_reader *r, size_t field_len, char 
 
 trowel_status trowel_read_cstring(trowel_reader *r, char *dst, size_t cap)
 {
+    const uint8_t *p = in_memory(r);
+    if (p) { /* a NUL within reach: the whole string at once */
+        uint64_t left = r->size - r->pos;
+        const uint8_t *nul = memchr(p, 0, left < cap ? (size_t)left : cap);
+        if (nul) {
+            size_t n = (size_t)(nul - p) + 1;
+            memcpy(dst, p, n);
+            r->pos += n;
+            return TROWEL_OK;
+        }
+    } /* else byte by byte, which finds the error */
     uint64_t at = trowel_reader_abs(r);
     for (size_t n = 0;; n++) {
         uint8_t c;

@@ -790,6 +790,15 @@ static trowel_status summary_add(trowel_ctx *ctx, choreo_summary *sum, size_t *c
     return TROWEL_OK;
 }
 
+static void set_times(const choreo_scene *s, choreo_summary *out)
+{
+    float stop = choreo_stop_time(s), speech = last_speech_time(s);
+    out->msecs = to_msecs(stop);
+    out->msecs_float = to_msecs_rule(stop, true);
+    out->lastspeech_msecs = to_msecs(speech);
+    out->lastspeech_msecs_float = to_msecs_rule(speech, true);
+}
+
 trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_summary *out)
 {
     memset(out, 0, sizeof *out);
@@ -807,11 +816,14 @@ trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_su
             return st;
         }
     }
-    out->msecs = to_msecs(choreo_stop_time(s));
-    out->msecs_float = to_msecs_rule(choreo_stop_time(s), true);
-    out->lastspeech_msecs = to_msecs(last_speech_time(s));
-    out->lastspeech_msecs_float = to_msecs_rule(last_speech_time(s), true);
+    set_times(s, out);
     return TROWEL_OK;
+}
+
+void choreo_summarize_times(const choreo_scene *s, choreo_summary *out)
+{
+    memset(out, 0, sizeof *out);
+    set_times(s, out);
 }
 
 /* Whether a time is msecs by either precision rule. */

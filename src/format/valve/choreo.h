@@ -159,6 +159,9 @@ typedef struct choreo_summary {
 } choreo_summary;
 
 trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_summary *out);
+/* The summary's times only (no sounds: nothing to allocate or free), for
+ * a reader that compares durations and nothing else. */
+void choreo_summarize_times(const choreo_scene *s, choreo_summary *out);
 void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum);
 
 /* Whether msecs is a lastspeech that Valve's builder could have stored for

@@ -489,8 +489,8 @@ typedef struct scene_study {
     uint32_t msecs, msecs_float, lastspeech, lastspeech_float;
 } scene_study;
 
-/* Parses the scene in b and summarizes it. Not OK: with st->parsed false
- * the parse failed, else the summary did (which ends the survey). */
+/* Parses the scene in b and works out its summary's times. Not OK: the
+ * parse failed (st->parsed is false). */
 static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const vsif_scene *sc,
                                  vsif_scene_bvcd *b, scene_study *st)
 {
@@ -507,17 +507,17 @@ static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const v
         st->decoded_size = (uint32_t)size;
         b->decoded = NULL;
     }
-    choreo_summary sum;
-    if (sc->summary_ok && (s = choreo_summarize(ctx, scene, &sum)) == TROWEL_OK) {
+    if (sc->summary_ok) {
+        choreo_summary sum;
+        choreo_summarize_times(scene, &sum);
         st->summarized = true;
         st->msecs = sum.msecs;
         st->msecs_float = sum.msecs_float;
         st->lastspeech = sum.lastspeech_msecs;
         st->lastspeech_float = sum.lastspeech_msecs_float;
-        choreo_summary_free(ctx, &sum);
     }
     choreo_scene_free(ctx, scene);
-    return s;
+    return TROWEL_OK;
 }
 
 /* Hands the decoded BVCD of st (on from) to sc when the budget allows
@@ -579,9 +579,8 @@ static trowel_status survey_here(trowel_ctx *ctx, trowel_input *in, vsif_image *
 
 /* Scenes surveyed by the worker while this thread surveys the batch before
  * them. Their bytes are read here (the input is this thread's); the worker
- * decodes (when compressed), parses and summarizes them in order and stops
- * at the first it cannot finish within its memory share, or at the first
- * whose failure ends the survey. */
+ * decodes (when compressed), parses and times them in order and stops at
+ * the first it cannot finish within its memory share. */
 enum { SURVEY_BATCH = 64 };
 
 typedef struct survey_piece {
@@ -597,7 +596,6 @@ typedef struct survey_batch {
     const vsif_image *img;
     uint32_t first, count; /* scenes [first, first + count) */
     uint32_t done;         /* the worker's: surveyed in full */
-    trowel_error fatal;    /* the error of a last piece that ends the survey */
     survey_piece piece[SURVEY_BATCH];
 } survey_batch;
 
@@ -629,10 +627,6 @@ static trowel_status survey_batch_run(trowel_ctx *ctx, void *arg)
             return TROWEL_OK;
         }
         b->done = k + 1;
-        if (p->status != TROWEL_OK && p->st.parsed) {
-            b->fatal = ctx->last_error;
-            return TROWEL_OK;
-        }
         trowel_ctx_clear_error(ctx);
     }
     return TROWEL_OK;
@@ -687,8 +681,6 @@ static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batc
     for (uint32_t k = 0; finished && s == TROWEL_OK && k < b->done; k++) {
         survey_piece *p = &b->piece[k];
         trowel_worker_pass_warnings(b->w, ctx, p->warnings_from, p->warnings_to);
-        if (p->status != TROWEL_OK && p->st.parsed)
-            ctx->last_error = b->fatal; /* the error that ends the survey */
         s = apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k], &p->st,
                         p->status);
         *done = k + 1;
