@@ -841,6 +841,11 @@ static void ob_flush(outbuf *o)
 
 static void ob_put(outbuf *o, const char *s, size_t n)
 {
+    if (n <= sizeof o->buf - o->len) { /* the common case: it fits */
+        memcpy(o->buf + o->len, s, n);
+        o->len += n;
+        return;
+    }
     while (n && o->st == TROWEL_OK) {
         if (o->len == sizeof o->buf)
             ob_flush(o);
@@ -875,6 +880,29 @@ static void ob_printf(outbuf *o, const char *fmt, ...)
     if ((size_t)n >= sizeof tmp)
         n = (int)sizeof tmp - 1;
     ob_put(o, tmp, (size_t)n);
+}
+
+/* An int in decimal, as "%d" writes it: scenes hold many, and printf's
+ * machinery costs more than the digits. */
+static void ob_int(outbuf *o, int v)
+{
+    char tmp[12];
+    size_t i = sizeof tmp;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do
+        tmp[--i] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        tmp[--i] = '-';
+    ob_put(o, tmp + i, sizeof tmp - i);
+}
+
+/* An int between two strings ("pitch \"", v, "\"\n"). */
+static void ob_int_between(outbuf *o, const char *before, int v, const char *after)
+{
+    ob_str(o, before);
+    ob_int(o, v);
+    ob_str(o, after);
 }
 
 /* Would s read back whole as an unquoted token? */
@@ -1087,7 +1115,9 @@ static void write_event(outbuf *o, const choreo_scene *s, const choreo_event *e,
 {
     int in = level + 1;
     ob_indent(o, level);
-    ob_printf(o, "event %s ", choreo_type_name(e->type));
+    ob_str(o, "event ");
+    ob_str(o, choreo_type_name(e->type));
+    ob_put(o, " ", 1);
     ob_quoted(o, e->name);
     ob_put(o, "\n", 1);
     write_line(o, level, "{");
@@ -1112,11 +1142,11 @@ static void write_event(outbuf *o, const choreo_scene *s, const choreo_event *e,
         write_ramp(o, s, &e->ramp, in, "event_ramp");
     if (e->pitch) {
         ob_indent(o, in);
-        ob_printf(o, "pitch \"%d\"\n", e->pitch);
+        ob_int_between(o, "pitch \"", e->pitch, "\"\n");
     }
     if (e->yaw) {
         ob_indent(o, in);
-        ob_printf(o, "yaw \"%d\"\n", e->yaw);
+        ob_int_between(o, "yaw \"", e->yaw, "\"\n");
     }
     if (e->resume)
         write_line(o, in, "resumecondition");
@@ -1160,11 +1190,13 @@ static void write_event(outbuf *o, const choreo_scene *s, const choreo_event *e,
         write_flex(o, s, e, level);
     if (e->type == CHOREO_LOOP) {
         ob_indent(o, in);
-        ob_printf(o, "loopcount \"%d\"\n", e->loopcount);
+        ob_int_between(o, "loopcount \"", e->loopcount, "\"\n");
     }
     if (e->type == CHOREO_SPEAK) {
         ob_indent(o, in);
-        ob_printf(o, "cctype \"%s\"\n", choreo_cc_name(e->cctype));
+        ob_str(o, "cctype \"");
+        ob_str(o, choreo_cc_name(e->cctype));
+        ob_str(o, "\"\n");
         ob_indent(o, in);
         ob_str(o, "cctoken ");
         ob_quoted(o, e->cctoken);
@@ -1205,17 +1237,30 @@ static void write_actor(outbuf *o, const choreo_scene *s, const choreo_actor *a)
     ob_str(o, "}\n\n");
 }
 
+/* "// bvcd source crc %08x\n", written directly (every scene has one). */
+static void write_crc_line(outbuf *o, uint32_t crc)
+{
+    static const char hex[] = "0123456789abcdef";
+    char line[] = "// bvcd source crc 00000000\n";
+    char *digits = line + sizeof line - 10;
+    for (int i = 7; i >= 0; i--, crc >>= 4)
+        digits[i] = hex[crc & 0xF];
+    ob_put(o, line, sizeof line - 1);
+}
+
 trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_sink *out)
 {
-    outbuf *o;
-    trowel_status st = trowel_mem_new_zeroed(ctx, 1, sizeof *o, &o);
+    outbuf *o; /* not zeroed: its 8 KiB buffer is written before it is read */
+    trowel_status st = trowel_mem_new(ctx, sizeof *o, &o);
     if (st != TROWEL_OK)
         return st;
     o->ctx = ctx;
     o->sink = out;
+    o->len = 0;
+    o->st = TROWEL_OK;
     ob_str(o, "// Choreo version 1\n");
     if (s->has_crc)
-        ob_printf(o, "// bvcd source crc %08x\n", (unsigned)s->source_crc);
+        write_crc_line(o, s->source_crc);
     for (size_t i = 0; i < s->nevents; i++)
         if (!s->events[i]->in_actor)
             write_event(o, s, s->events[i], 0);
@@ -1237,9 +1282,9 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
         }
         ob_str(o, "}\n");
     }
-    ob_printf(o, "fps %d\n", s->fps);
-    ob_printf(o, "snap %s\n", s->snap ? "on" : "off");
-    ob_printf(o, "ignorePhonemes %s\n", s->ignore_phonemes ? "on" : "off");
+    ob_int_between(o, "fps ", s->fps, "\n");
+    ob_str(o, s->snap ? "snap on\n" : "snap off\n");
+    ob_str(o, s->ignore_phonemes ? "ignorePhonemes on\n" : "ignorePhonemes off\n");
     ob_flush(o);
     st = o->st;
     trowel_mem_free(ctx, o);
