@@ -290,10 +290,13 @@ static int extract_entry_to(extract_job *j, trowel_archive *a, size_t index, con
 /* prefix + name + suffix, or NULL when memory runs out. */
 static char *joined(const char *prefix, const char *name, const char *suffix)
 {
-    size_t len = strlen(prefix) + strlen(name) + strlen(suffix) + 1;
-    char *s = malloc(len);
-    if (s)
-        snprintf(s, len, "%s%s%s", prefix, name, suffix);
+    size_t a = strlen(prefix), b = strlen(name), c = strlen(suffix);
+    char *s = malloc(a + b + c + 1);
+    if (s) {
+        memcpy(s, prefix, a);
+        memcpy(s + a, name, b);
+        memcpy(s + a + b, suffix, c + 1);
+    }
     return s;
 }
 
