@@ -692,6 +692,161 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
     trowel_ctx_free(ctx);
 }
 
+/* ------------------------------------------------- the survey's read */
+
+/* One BVCD read both ways, loosely: choreo_survey_bvcd (no model) must
+ * fail exactly where the full read fails (status, message, offset) and
+ * otherwise learn what the full read and its summary give. */
+static bool survey_agrees(trowel_ctx *ctx, const uint8_t *data, size_t n, const choreo_pool *pool)
+{
+    trowel_input *in = NULL;
+    if (trowel_input_open_memory(ctx, data, n, "mem.bvcd", &in) != TROWEL_OK)
+        return false;
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    choreo_scene *s = NULL;
+    size_t missing = 0;
+    int first = 0;
+    trowel_status full = choreo_read_bvcd_loose(ctx, &r, pool, &s, &missing, &first);
+    trowel_error full_error = *trowel_ctx_last_error(ctx);
+    trowel_ctx_clear_error(ctx);
+    trowel_reader_init(&r, ctx, in);
+    choreo_bvcd_facts f;
+    trowel_status light = choreo_survey_bvcd(ctx, &r, pool, &f);
+    const trowel_error *light_error = trowel_ctx_last_error(ctx);
+    bool same = full == light;
+    if (same && full != TROWEL_OK)
+        same = light_error->offset == full_error.offset &&
+               strcmp(light_error->message, full_error.message) == 0;
+    choreo_summary sum;
+    if (same && full == TROWEL_OK && choreo_summarize(ctx, s, &sum) == TROWEL_OK) {
+        float stop = choreo_stop_time(s);
+        same = f.missing == missing && f.first_missing == first &&
+               memcmp(&f.stop_time, &stop, sizeof stop) == 0 &&
+               choreo_msecs(f.stop_time, false) == sum.msecs &&
+               choreo_msecs(f.stop_time, true) == sum.msecs_float &&
+               choreo_msecs(f.last_speech_time, false) == sum.lastspeech_msecs &&
+               choreo_msecs(f.last_speech_time, true) == sum.lastspeech_msecs_float;
+        choreo_summary_free(ctx, &sum);
+    }
+    if (!same)
+        fprintf(stderr, "  %zu bytes: full %d (%s), survey %d (%s)\n", n, (int)full,
+                full_error.message, (int)light, light_error->message);
+    trowel_ctx_clear_error(ctx);
+    choreo_scene_free(ctx, s);
+    trowel_input_close(in);
+    return same;
+}
+
+/* xorshift: the same mutations every run. */
+static uint32_t next_random(uint32_t *state)
+{
+    uint32_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+typedef struct tally {
+    size_t cases, agreed;
+} tally;
+
+static void count_case(tally *t, bool agreed)
+{
+    t->cases++;
+    t->agreed += agreed;
+}
+
+/* Every stored scene of an image whole and cut short (64 cuts at most),
+ * read with a pool of half the strings (indices outside it), and 40
+ * copies with a few of its bytes changed. */
+static void survey_agrees_on_image(const char *rel, tally *t)
+{
+    char path[1024];
+    if (!corpus_path(path, sizeof path, rel))
+        return;
+    trowel_ctx *ctx = trowel_ctx_new();
+    image im;
+    REQUIRE(image_load(ctx, path, &im));
+    choreo_pool *half = new_pool(ctx);
+    for (size_t i = 0; i < choreo_pool_count(im.pool) / 2; i++)
+        choreo_pool_append(half, choreo_pool_get(im.pool, (uint32_t)i));
+    uint32_t seed = 2463534242u;
+    for (uint32_t i = 0; i < im.nscenes; i++) {
+        uint32_t crc = rd32(im.file.data + im.entry_off + 16 * i), msecs, last, ns;
+        const uint8_t *snd;
+        bytes b = {NULL, 0};
+        REQUIRE(image_entry(&im, crc, &b, &msecs, &last, &snd, &ns));
+        for (size_t n = 0; n < b.size; n += b.size / 64 + 1)
+            count_case(t, survey_agrees(ctx, b.data, n, im.pool));
+        count_case(t, survey_agrees(ctx, b.data, b.size, im.pool));
+        count_case(t, survey_agrees(ctx, b.data, b.size, half));
+        uint8_t *copy = malloc(b.size);
+        REQUIRE(copy != NULL);
+        for (int m = 0; m < 40 && b.size > 9; m++) {
+            memcpy(copy, b.data, b.size);
+            for (int k = 0; k < 1 + m % 3; k++) /* past the signature and CRC */
+                copy[9 + next_random(&seed) % (b.size - 9)] = (uint8_t)next_random(&seed);
+            count_case(t, survey_agrees(ctx, copy, b.size, im.pool));
+        }
+        free(copy);
+        free(b.data);
+    }
+    choreo_pool_free(half);
+    image_free(&im);
+    trowel_ctx_free(ctx);
+}
+
+/* Times the corpus lacks: speech without an end (its start counts), an
+ * end before the start (read as the start), the last speech earlier than
+ * the scene's end, actor-less events before the actors. */
+static const char survey_vcd[] =
+    "event speak \"early\"\n{\n  time 3.25 -1\n  param \"snd.a\"\n}\n"
+    "event section \"pause\"\n{\n  time 9.5 -1\n  param \"noaction\"\n}\n"
+    "actor \"a\"\n{\n  channel \"c\"\n  {\n"
+    "    event speak \"open\"\n    {\n      time 4.0625 -1\n      param \"snd.b\"\n    }\n"
+    "    event gesture \"g\"\n    {\n      time 7 6\n      param \"wave\"\n    }\n"
+    "    event speak \"last\"\n    {\n      time 1.5 2.9875\n      param \"snd.c\"\n    }\n"
+    "  }\n}\n";
+
+/* A scene from text, whole and cut at every length, and its bytes changed
+ * one at a time to every value at a stride. */
+static void survey_agrees_on_text(const char *vcd, tally *t)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    choreo_scene *s = NULL;
+    REQUIRE(parse_mem(ctx, vcd, strlen(vcd), &s) == TROWEL_OK);
+    choreo_pool *pool = new_pool(ctx);
+    bytes bin = {NULL, 0};
+    REQUIRE(to_bvcd(ctx, s, pool, 7, &bin) == TROWEL_OK);
+    choreo_scene_free(ctx, s);
+    for (size_t n = 0; n <= bin.size; n++)
+        count_case(t, survey_agrees(ctx, bin.data, n, pool));
+    for (size_t at = 9; at < bin.size; at++)
+        for (unsigned v = 0; v < 256; v += 37) {
+            uint8_t keep = bin.data[at];
+            bin.data[at] = (uint8_t)v;
+            count_case(t, survey_agrees(ctx, bin.data, bin.size, pool));
+            bin.data[at] = keep;
+        }
+    choreo_pool_free(pool);
+    free(bin.data);
+    trowel_ctx_free(ctx);
+}
+
+static void test_choreo_survey_read_agrees_with_the_full_read(void)
+{
+    tally t = {0, 0};
+    survey_agrees_on_text(small_vcd, &t);
+    survey_agrees_on_text(survey_vcd, &t);
+    survey_agrees_on_image("ez2/scenes/scenes.image", &t);
+    survey_agrees_on_image("tsp/scenes/scenes.image", &t);
+    printf("  %zu of %zu reads agree\n", t.agreed, t.cases);
+    CHECK(t.cases > 10000);
+    CHECK_EQ_U64(t.agreed, t.cases);
+}
+
 /* ------------------------------------------------------- small units */
 
 /* Summary milliseconds by both rules; expected values worked out by hand
@@ -870,6 +1025,7 @@ int main(int argc, char **argv)
         TEST(test_choreo_rejects_hostile_text),
         TEST(test_choreo_refuses_counts_over_255_on_write),
         TEST(test_choreo_rejects_truncated_and_bad_bvcd),
+        TEST(test_choreo_survey_read_agrees_with_the_full_read),
     };
     return test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -342,18 +342,24 @@ void choreo_scene_free(trowel_ctx *ctx, choreo_scene *s)
     trowel_mem_free(ctx, s);
 }
 
-trowel_status choreo_event_new(choreo_scene *s, choreo_event **out)
+void choreo_event_init(choreo_event *e)
 {
-    choreo_event *e;
-    trowel_status st = choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1,
-                                   sizeof *s->events);
-    if (st != TROWEL_OK || (st = trowel_mem_new_zeroed(s->ctx, 1, sizeof *e, &e)) != TROWEL_OK)
-        return st;
+    memset(e, 0, sizeof *e);
     e->end = -1.0f;
     e->active = true;
     e->loopcount = -1;
     e->cctype = CHOREO_CC_MASTER;
     e->default_curve = CHOREO_CURVE_CATMULL;
+}
+
+trowel_status choreo_event_new(choreo_scene *s, choreo_event **out)
+{
+    choreo_event *e;
+    trowel_status st = choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1,
+                                   sizeof *s->events);
+    if (st != TROWEL_OK || (st = trowel_mem_new(s->ctx, sizeof *e, &e)) != TROWEL_OK)
+        return st;
+    choreo_event_init(e);
     s->events[s->nevents++] = e;
     *out = e;
     return TROWEL_OK;
@@ -818,12 +824,6 @@ trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_su
     }
     set_times(s, out);
     return TROWEL_OK;
-}
-
-void choreo_summarize_times(const choreo_scene *s, choreo_summary *out)
-{
-    memset(out, 0, sizeof *out);
-    set_times(s, out);
 }
 
 /* Whether a time is msecs by either precision rule. */

@@ -86,6 +86,22 @@ trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
 trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
                                      choreo_scene **out, size_t *missing, int *first_missing);
 
+/* What a survey of a BVCD learns: as choreo_read_bvcd_loose reads it, the
+ * string indices outside the pool (missing, the first of them), the
+ * scene's stop time (choreo_stop_time) and the time of its last speech
+ * (its last SPEAK event's end, or start without one; 0 without any). */
+typedef struct choreo_bvcd_facts {
+    size_t missing;
+    int first_missing;
+    float stop_time, last_speech_time;
+} choreo_bvcd_facts;
+
+/* Reads a BVCD as choreo_read_bvcd_loose does, failing where it fails
+ * (the same status, message and offset) but building no model: nothing
+ * is allocated. */
+trowel_status choreo_survey_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                 choreo_bvcd_facts *facts);
+
 /* Writes the scene as BVCD v4 with source_crc in its header (by convention
  * the CRC-32 of the source .vcd's bytes, see choreo_scene_source_crc).
  * Every string is interned into pool (choreo_pool_intern) in serialization
@@ -159,9 +175,6 @@ typedef struct choreo_summary {
 } choreo_summary;
 
 trowel_status choreo_summarize(trowel_ctx *ctx, const choreo_scene *s, choreo_summary *out);
-/* The summary's times only (no sounds: nothing to allocate or free), for
- * a reader that compares durations and nothing else. */
-void choreo_summarize_times(const choreo_scene *s, choreo_summary *out);
 void choreo_summary_free(trowel_ctx *ctx, choreo_summary *sum);
 
 /* Whether msecs is a lastspeech that Valve's builder could have stored for

@@ -25,13 +25,18 @@
 
 /* ================================================================ reader */
 
+/* One reader serves two callers. With a scene (s) it builds the model.
+ * Without one (a survey, choreo_survey_bvcd) it reads and checks every
+ * byte exactly as then, so it fails where the full read fails, but keeps
+ * nothing: only the facts a survey needs, in facts. */
 typedef struct breader {
     trowel_reader *r;
     trowel_ctx *ctx;
-    choreo_scene *s;
+    choreo_scene *s;   /* NULL: a survey */
     const choreo_pool *pool;
     size_t *missing;   /* loose reading: indices outside the pool counted here */
     int *first_missing;
+    choreo_bvcd_facts *facts; /* a survey's */
 } breader;
 
 static trowel_status rd_u8(breader *b, uint8_t *v) { return trowel_read_u8(b->r, v); }
@@ -71,7 +76,23 @@ static trowel_status rd_str_into(breader *b, char **dst)
 {
     const char *s = NULL;
     trowel_status st = rd_str(b, &s);
-    return st == TROWEL_OK ? choreo_set_str(b->ctx, dst, s) : st;
+    return st == TROWEL_OK && b->s ? choreo_set_str(b->ctx, dst, s) : st;
+}
+
+/* The model's pushes, skipped by a survey. */
+static trowel_status curve_push(breader *b, choreo_curve *c, float t, float v, uint16_t curve)
+{
+    return b->s ? choreo_curve_push(b->ctx, c, t, v, curve) : TROWEL_OK;
+}
+
+static trowel_status tags_push(breader *b, choreo_tags *tags, const char *name, float v, bool sort)
+{
+    if (!b->s)
+        return TROWEL_OK;
+    trowel_status st = choreo_tags_push(b->ctx, tags, name, v, false);
+    if (st == TROWEL_OK && sort)
+        choreo_tags_sort(tags);
+    return st;
 }
 
 static float from_u8(uint8_t v) { return (float)v * 1.0f / 255.0f; }
@@ -84,7 +105,7 @@ static trowel_status rd_curve(breader *b, choreo_curve *c)
         float t;
         uint8_t v;
         if ((st = rd_f32(b, &t)) == TROWEL_OK && (st = rd_u8(b, &v)) == TROWEL_OK)
-            st = choreo_curve_push(b->ctx, c, t, from_u8(v), CHOREO_CURVE_DEFAULT);
+            st = curve_push(b, c, t, from_u8(v), CHOREO_CURVE_DEFAULT);
     }
     return st;
 }
@@ -109,8 +130,7 @@ static trowel_status rd_tags(breader *b, choreo_tags *tags, bool wide, bool sort
                 break;
             v = from_u8(q);
         }
-        if ((st = choreo_tags_push(b->ctx, tags, name, v, false)) == TROWEL_OK && sort)
-            choreo_tags_sort(tags);
+        st = tags_push(b, tags, name, v, sort);
     }
     return st;
 }
@@ -128,7 +148,7 @@ static trowel_status rd_samples(breader *b, choreo_curve *c, uint32_t n)
         uint16_t curve;
         if ((st = rd_f32(b, &t)) == TROWEL_OK && (st = rd_u8(b, &v)) == TROWEL_OK &&
             (st = trowel_read_u16le(b->r, &curve)) == TROWEL_OK)
-            st = choreo_curve_push(b->ctx, c, t, from_u8(v), curve);
+            st = curve_push(b, c, t, from_u8(v), curve);
     }
     return st;
 }
@@ -151,8 +171,8 @@ static trowel_status rd_tracks(breader *b, choreo_event *e)
             break;
         if (count < 0)
             return trowel_fail(b->ctx, TROWEL_ERR_CORRUPT, at, "BVCD flex track with %d samples", count);
-        choreo_track *t;
-        if ((st = choreo_track_add(b->s, e, name, &t)) != TROWEL_OK)
+        choreo_track scratch = {0}, *t = &scratch; /* a survey's */
+        if (b->s && (st = choreo_track_add(b->s, e, name, &t)) != TROWEL_OK)
             return st;
         t->active = flags & 1;
         t->combo = (flags & 2) != 0;
@@ -210,6 +230,18 @@ static trowel_status rd_event_tail(breader *b, choreo_event *e, uint64_t at)
     return st;
 }
 
+/* What a survey keeps of an event: the scene's stop time and its last
+ * speech, by the rules of choreo_stop_time and choreo_summarize (the
+ * events come in the model's order). */
+static void note_event(choreo_bvcd_facts *f, const choreo_event *e)
+{
+    float t = e->end != -1.0f ? e->end : e->start;
+    if (t > f->stop_time)
+        f->stop_time = t;
+    if (e->type == CHOREO_SPEAK)
+        f->last_speech_time = t;
+}
+
 static trowel_status rd_event(breader *b, choreo_channel *c)
 {
     uint64_t at = trowel_reader_abs(b->r);
@@ -219,8 +251,12 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
         return st;
     if (type >= CHOREO_TYPE_COUNT)
         return trowel_fail(b->ctx, TROWEL_ERR_CORRUPT, at, "BVCD event of unknown type %u", type);
-    choreo_event *e;
-    if ((st = choreo_event_new(b->s, &e)) != TROWEL_OK)
+    choreo_event scratch, *e = &scratch; /* a survey's */
+    if (b->s)
+        st = choreo_event_new(b->s, &e);
+    else
+        choreo_event_init(e);
+    if (st != TROWEL_OK)
         return st;
     choreo_event_set_type(e, type);
     float start, end;
@@ -250,7 +286,9 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
         (st = rd_tags(b, &e->abs[1], true, true)) != TROWEL_OK ||
         (st = rd_event_tail(b, e, at)) != TROWEL_OK)
         return st;
-    if (c) {
+    if (!b->s)
+        note_event(b->facts, e);
+    else if (c) {
         e->in_actor = true;
         st = choreo_channel_push(b->s, c, e);
     }
@@ -259,38 +297,35 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
 
 static trowel_status rd_actor(breader *b)
 {
-    choreo_actor *a;
-    trowel_status st = choreo_actor_add(b->s, &a);
+    choreo_actor scratch = {0}, *a = &scratch; /* a survey's */
+    trowel_status st = b->s ? choreo_actor_add(b->s, &a) : TROWEL_OK;
     if (st != TROWEL_OK)
         return st;
-    size_t index = b->s->nactors - 1;
     uint8_t nch = 0, active;
     st = rd_str_into(b, &a->name);
     if (st == TROWEL_OK)
         st = rd_u8(b, &nch);
     for (unsigned i = 0; st == TROWEL_OK && i < nch; i++) {
-        choreo_channel *c;
-        if ((st = choreo_channel_add(b->s, &b->s->actors[index], &c)) != TROWEL_OK)
+        choreo_channel lone = {0}, *c = &lone; /* a survey's */
+        if (b->s && (st = choreo_channel_add(b->s, a, &c)) != TROWEL_OK)
             return st;
-        size_t ci = b->s->actors[index].n - 1;
         uint8_t nev = 0, cact = 0;
         if ((st = rd_str_into(b, &c->name)) != TROWEL_OK || (st = rd_u8(b, &nev)) != TROWEL_OK)
             break;
         for (unsigned k = 0; st == TROWEL_OK && k < nev; k++)
-            st = rd_event(b, &b->s->actors[index].ch[ci]);
+            st = rd_event(b, c);
         if (st == TROWEL_OK && (st = rd_u8(b, &cact)) == TROWEL_OK)
-            b->s->actors[index].ch[ci].active = cact == 1;
+            c->active = cact == 1;
     }
     if (st == TROWEL_OK && (st = rd_u8(b, &active)) == TROWEL_OK)
-        b->s->actors[index].active = active == 1;
+        a->active = active == 1;
     return st;
 }
 
-static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
-                               choreo_scene **out, size_t *missing, int *first_missing)
+/* "bvcd" and the version. */
+static trowel_status read_signature(trowel_ctx *ctx, trowel_reader *bin)
 {
-    *out = NULL;
-    uint8_t magic[4], version, n = 0;
+    uint8_t magic[4], version;
     uint64_t at = trowel_reader_abs(bin);
     trowel_status st = trowel_read_bytes(bin, magic, 4);
     if (st != TROWEL_OK)
@@ -301,24 +336,41 @@ static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
         return st;
     if (version != BVCD_VERSION)
         return trowel_fail(ctx, TROWEL_ERR_UNSUPPORTED, at + 4, "BVCD version %u (only 4 is known)", version);
+    return TROWEL_OK;
+}
+
+/* Everything after the version: the CRC, the actor-less events, the
+ * actors, the scene ramp and ignorePhonemes. */
+static trowel_status read_body(breader *b, uint32_t *crc, choreo_curve *ramp, uint8_t *ignore)
+{
+    uint8_t n = 0;
+    trowel_status st = trowel_read_u32le(b->r, crc);
+    if (st == TROWEL_OK)
+        st = rd_u8(b, &n);
+    for (unsigned i = 0; st == TROWEL_OK && i < n; i++)
+        st = rd_event(b, NULL);
+    if (st == TROWEL_OK)
+        st = rd_u8(b, &n);
+    for (unsigned i = 0; st == TROWEL_OK && i < n; i++)
+        st = rd_actor(b);
+    if (st == TROWEL_OK && (st = rd_curve(b, ramp)) == TROWEL_OK)
+        st = rd_u8(b, ignore);
+    return st;
+}
+
+static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                               choreo_scene **out, size_t *missing, int *first_missing)
+{
+    *out = NULL;
+    trowel_status st = read_signature(ctx, bin);
     choreo_scene *s;
-    if ((st = choreo_scene_new(ctx, &s)) != TROWEL_OK)
+    if (st != TROWEL_OK || (st = choreo_scene_new(ctx, &s)) != TROWEL_OK)
         return st;
     s->from_binary = true;
     s->has_crc = true;
-    breader b = {bin, ctx, s, pool, missing, first_missing};
-    st = trowel_read_u32le(bin, &s->source_crc);
-    if (st == TROWEL_OK)
-        st = rd_u8(&b, &n);
-    for (unsigned i = 0; st == TROWEL_OK && i < n; i++)
-        st = rd_event(&b, NULL);
-    if (st == TROWEL_OK)
-        st = rd_u8(&b, &n);
-    for (unsigned i = 0; st == TROWEL_OK && i < n; i++)
-        st = rd_actor(&b);
+    breader b = {bin, ctx, s, pool, missing, first_missing, NULL};
     uint8_t ignore = 0;
-    if (st == TROWEL_OK && (st = rd_curve(&b, &s->ramp)) == TROWEL_OK)
-        st = rd_u8(&b, &ignore);
+    st = read_body(&b, &s->source_crc, &s->ramp, &ignore);
     s->ignore_phonemes = ignore != 0;
     if (st == TROWEL_OK)
         st = choreo_reconcile_close_captions(s);
@@ -342,6 +394,20 @@ trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const 
     *missing = 0;
     *first_missing = 0;
     return read_bvcd(ctx, bin, pool, out, missing, first_missing);
+}
+
+trowel_status choreo_survey_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                 choreo_bvcd_facts *facts)
+{
+    memset(facts, 0, sizeof *facts);
+    trowel_status st = read_signature(ctx, bin);
+    if (st != TROWEL_OK)
+        return st;
+    breader b = {bin, ctx, NULL, pool, &facts->missing, &facts->first_missing, facts};
+    uint32_t crc;
+    choreo_curve ramp = {0};
+    uint8_t ignore;
+    return read_body(&b, &crc, &ramp, &ignore);
 }
 
 /* ================================================================ writer */

@@ -138,6 +138,8 @@ trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need,
 /* A copy of s ("" for NULL) in *out. */
 trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s);
+/* An event as a new one starts (what choreo_event_new gives, unlisted). */
+void choreo_event_init(choreo_event *e);
 /* New parts of the model, appended (an event to s->events) and handed
  * back in *out. */
 trowel_status choreo_event_new(choreo_scene *s, choreo_event **out);

@@ -489,18 +489,20 @@ typedef struct scene_study {
     uint32_t msecs, msecs_float, lastspeech, lastspeech_float;
 } scene_study;
 
-/* Parses the scene in b and works out its summary's times. Not OK: the
- * parse failed (st->parsed is false). */
+/* Reads the scene in b (choreo_survey_bvcd: no model is built) and works
+ * out its summary's times. Not OK: the scene could not be read
+ * (st->parsed is false). */
 static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const vsif_scene *sc,
                                  vsif_scene_bvcd *b, scene_study *st)
 {
     memset(st, 0, sizeof *st);
-    choreo_scene *scene = NULL;
-    trowel_status s =
-        choreo_read_bvcd_loose(ctx, &b->r, img->pool, &scene, &st->missing, &st->first);
+    choreo_bvcd_facts facts;
+    trowel_status s = choreo_survey_bvcd(ctx, &b->r, img->pool, &facts);
     if (s != TROWEL_OK)
         return s;
     st->parsed = true;
+    st->missing = facts.missing;
+    st->first = facts.first_missing;
     uint64_t size = trowel_reader_size(&b->r);
     if (b->decoded && size <= UINT32_MAX) {
         st->decoded = b->decoded;
@@ -508,15 +510,12 @@ static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const v
         b->decoded = NULL;
     }
     if (sc->summary_ok) {
-        choreo_summary sum;
-        choreo_summarize_times(scene, &sum);
         st->summarized = true;
-        st->msecs = sum.msecs;
-        st->msecs_float = sum.msecs_float;
-        st->lastspeech = sum.lastspeech_msecs;
-        st->lastspeech_float = sum.lastspeech_msecs_float;
+        st->msecs = choreo_msecs(facts.stop_time, false);
+        st->msecs_float = choreo_msecs(facts.stop_time, true);
+        st->lastspeech = choreo_msecs(facts.last_speech_time, false);
+        st->lastspeech_float = choreo_msecs(facts.last_speech_time, true);
     }
-    choreo_scene_free(ctx, scene);
     return TROWEL_OK;
 }
 
