@@ -35,6 +35,16 @@ static inline void trowel_put_le32(uint8_t *p, uint32_t v)
     p[3] = (uint8_t)(v >> 24);
 }
 
+/* Puts s after the at characters of text in out (cap bytes), cut to fit
+ * as snprintf cuts it (room stays for a NUL, which is not written), and
+ * returns the new length. s may lie in out. */
+static inline size_t trowel_text_put_cut(char *out, size_t cap, size_t at, const char *s)
+{
+    size_t k = strnlen(s, cap - 1 - at);
+    memmove(out + at, s, k);
+    return at + k;
+}
+
 /* p[0, n) as 2n lower-case hex digits and a NUL into out (2n + 1 bytes). */
 static inline void trowel_hex_encode(const uint8_t *p, size_t n, char *out)
 {

@@ -3,6 +3,7 @@
  * Everything the library would otherwise keep in globals lives here.
  */
 #include "core.h"
+#include "bytes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,12 +184,8 @@ void trowel_note(trowel_ctx *ctx, const char *fmt, ...)
 
 void trowel_set_entry(trowel_ctx *ctx, const char *name)
 {
-    /* As snprintf "%s" would (cut to fit), without its cost: called for
-     * every entry read. */
-    size_t n = name ? strnlen(name, sizeof ctx->entry - 1) : 0;
-    if (n)
-        memmove(ctx->entry, name, n);
-    ctx->entry[n] = '\0';
+    /* As snprintf "%s" would, without its cost: called for every entry. */
+    ctx->entry[trowel_text_put_cut(ctx->entry, sizeof ctx->entry, 0, name ? name : "")] = '\0';
 }
 
 void trowel_progress(trowel_ctx *ctx, uint64_t done, uint64_t total)

@@ -18,6 +18,7 @@
  * inside the output redirects a write, and that still holds.)
  */
 #include "sink.h"
+#include "bytes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -353,18 +354,11 @@ static trowel_status walk_to_folder(trowel_outdir *d, char *rel, char *last_slas
 
 /* "folder/rel" into out (cap bytes, cut to fit as snprintf would): made for
  * every file written, where snprintf's cost shows. */
-static size_t put_cut(char *out, size_t cap, size_t n, const char *s)
-{
-    size_t k = strnlen(s, cap - 1 - n);
-    memcpy(out + n, s, k);
-    return n + k;
-}
-
 static void join_display(char *out, size_t cap, const char *folder, const char *rel)
 {
-    size_t n = put_cut(out, cap, 0, folder);
-    n = put_cut(out, cap, n, "/");
-    out[put_cut(out, cap, n, rel)] = '\0';
+    size_t n = trowel_text_put_cut(out, cap, 0, folder);
+    n = trowel_text_put_cut(out, cap, n, "/");
+    out[trowel_text_put_cut(out, cap, n, rel)] = '\0';
 }
 
 trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, trowel_sink **out)

@@ -198,7 +198,7 @@ trowel_status trowel_read_cstring(trowel_reader *r, char *dst, size_t cap)
             r->pos += n;
             return TROWEL_OK;
         }
-    } /* else byte by byte, which finds the error */
+    } /* not in memory, or no NUL within reach: byte by byte, as before */
     uint64_t at = trowel_reader_abs(r);
     for (size_t n = 0;; n++) {
         uint8_t c;

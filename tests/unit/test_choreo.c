@@ -847,6 +847,69 @@ static void test_choreo_survey_read_agrees_with_the_full_read(void)
     CHECK_EQ_U64(t.agreed, t.cases);
 }
 
+/* ------------------------------------------------------- text writer */
+
+/* The writer's own number formatting (no printf) against printf's: ints
+ * at their limits, the source CRC at both ends, and a scene longer than
+ * the writer's 8 KiB buffer written the same twice. */
+static void test_choreo_writer_numbers_match_printf(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    static const char *const ints[] = {"-2147483648", "-1", "7", "2147483647"}; /* 0: not written */
+    static const uint32_t crcs[] = {0, 0x0a0b0c0du, 0xffffffffu};
+    for (size_t i = 0; i < sizeof crcs / sizeof crcs[0]; i++) {
+        const char *v = ints[i % 4], *w = ints[3 - i % 4];
+        char text[512], want[64];
+        snprintf(text, sizeof text,
+                 "actor \"a\"\n{\n  channel \"c\"\n  {\n    event lookat \"l\"\n    {\n"
+                 "      time 0 1\n      param \"x\"\n      pitch \"%s\"\n      yaw \"%s\"\n"
+                 "    }\n  }\n}\nfps %s\n",
+                 v, w, ints[(i + 2) % 4]);
+        choreo_scene *s = NULL;
+        REQUIRE(parse_mem(ctx, text, strlen(text), &s) == TROWEL_OK);
+        s->has_crc = true;
+        s->source_crc = crcs[i];
+        bytes out = {NULL, 0};
+        REQUIRE(to_vcd(ctx, s, &out) == TROWEL_OK);
+        snprintf(want, sizeof want, "// bvcd source crc %08x\n", (unsigned)crcs[i]);
+        CHECK(strstr((char *)out.data, want) != NULL);
+        snprintf(want, sizeof want, "pitch \"%s\"\n", v);
+        CHECK(strstr((char *)out.data, want) != NULL);
+        snprintf(want, sizeof want, "yaw \"%s\"\n", w);
+        CHECK(strstr((char *)out.data, want) != NULL);
+        snprintf(want, sizeof want, "fps %d\n", s->fps);
+        CHECK(strstr((char *)out.data, want) != NULL);
+        free(out.data);
+        choreo_scene_free(ctx, s);
+    }
+    /* 300 events: about 30 KiB of text, three buffers and a part */
+    size_t cap = 300 * 120 + 64, n = 0;
+    char *big = malloc(cap);
+    REQUIRE(big != NULL);
+    n += (size_t)snprintf(big + n, cap - n, "actor \"a\"\n{\n  channel \"c\"\n  {\n");
+    for (int i = 0; i < 300; i++)
+        n += (size_t)snprintf(big + n, cap - n,
+                              "    event loop \"l%d\"\n    {\n      time %d -1\n      param \"x\"\n"
+                              "      loopcount \"%d\"\n    }\n",
+                              i, i, i - 100);
+    snprintf(big + n, cap - n, "  }\n}\n");
+    choreo_scene *s = NULL, *t = NULL;
+    REQUIRE(parse_mem(ctx, big, strlen(big), &s) == TROWEL_OK);
+    bytes once = {NULL, 0}, twice = {NULL, 0};
+    REQUIRE(to_vcd(ctx, s, &once) == TROWEL_OK);
+    CHECK(once.size > 3 * 8192);
+    CHECK(strstr((char *)once.data, "loopcount \"-1\"\n") != NULL);
+    REQUIRE(parse_mem(ctx, once.data, once.size, &t) == TROWEL_OK);
+    REQUIRE(to_vcd(ctx, t, &twice) == TROWEL_OK);
+    CHECK(same_bytes(&once, &twice));
+    free(once.data);
+    free(twice.data);
+    choreo_scene_free(ctx, s);
+    choreo_scene_free(ctx, t);
+    free(big);
+    trowel_ctx_free(ctx);
+}
+
 /* ------------------------------------------------------- small units */
 
 /* Summary milliseconds by both rules; expected values worked out by hand
@@ -1026,6 +1089,7 @@ int main(int argc, char **argv)
         TEST(test_choreo_refuses_counts_over_255_on_write),
         TEST(test_choreo_rejects_truncated_and_bad_bvcd),
         TEST(test_choreo_survey_read_agrees_with_the_full_read),
+        TEST(test_choreo_writer_numbers_match_printf),
     };
     return test_main(argc, argv, cases, sizeof cases / sizeof cases[0]);
 }

@@ -2,6 +2,7 @@
  * Unit tests for the core: the bounded reader, safe paths, output sinks
  * (temporary + rename), the memory limit and property lists.
  */
+#include "core/core.h"
 #include "core/input.h"
 #include "core/reader.h"
 #include "core/sink.h"
@@ -109,6 +110,79 @@ static void test_reader_strings_stop_at_nul_and_cap(void)
     CHECK(trowel_reader_seek(&f.r, 12) == TROWEL_OK);
     CHECK(trowel_read_cstring(&f.r, s, sizeof s) == TROWEL_ERR_TRUNCATED);
     fixture_free(&f);
+}
+
+/* One C string read at pos of the window [base, base + size): the
+ * outcome (status, cursor, text or error) as text, to compare readers. */
+static void cstring_outcome(trowel_input *in, trowel_ctx *ctx, uint64_t base, uint64_t size,
+                            uint64_t pos, size_t cap, char *out, size_t out_cap)
+{
+    trowel_reader whole, r;
+    trowel_reader_init(&whole, ctx, in);
+    char s[16] = "";
+    trowel_status st = trowel_reader_sub(&whole, base, size, &r);
+    if (st == TROWEL_OK && (st = trowel_reader_seek(&r, pos)) == TROWEL_OK)
+        st = trowel_read_cstring(&r, s, cap);
+    const trowel_error *e = trowel_ctx_last_error(ctx);
+    if (st == TROWEL_OK)
+        snprintf(out, out_cap, "ok at %llu: %s", (unsigned long long)trowel_reader_tell(&r), s);
+    else
+        snprintf(out, out_cap, "%d at 0x%llx: %s", (int)st, (unsigned long long)e->offset,
+                 e->message);
+    trowel_ctx_clear_error(ctx);
+}
+
+/* The whole-in-memory path (memchr) and the byte-by-byte path (a file
+ * read through the cache) agree on every window, cursor and cap:
+ * a NUL just past the window, exactly cap - 1 characters, cap of them. */
+static void test_reader_strings_agree_in_memory_and_from_a_file(void)
+{
+    static const uint8_t text[] = {'a', 0, 'b', 'c', 0, 'd', 'e', 'f', 0, 'g', 'h', 'i', 'j', 0};
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/strings.bin", dir);
+    write_file(path, text, sizeof text);
+    fixture m;
+    fixture_memory(&m, text, sizeof text);
+    trowel_input *file = NULL;
+    REQUIRE(trowel_input_open_file(m.ctx, path, &file) == TROWEL_OK);
+    size_t cases = 0, same = 0;
+    for (uint64_t base = 0; base <= sizeof text; base++)
+        for (uint64_t size = 0; base + size <= sizeof text; size++)
+            for (uint64_t pos = 0; pos <= size; pos++)
+                for (size_t cap = 1; cap <= 6; cap++) {
+                    char a[600], b[600];
+                    cstring_outcome(m.in, m.ctx, base, size, pos, cap, a, sizeof a);
+                    cstring_outcome(file, m.ctx, base, size, pos, cap, b, sizeof b);
+                    cases++;
+                    same += strcmp(a, b) == 0;
+                }
+    CHECK(m.in->mem != NULL && file->mem == NULL); /* the two paths */
+    CHECK_EQ_U64(same, cases);
+    trowel_input_close(file);
+    fixture_free(&m);
+    remove_tree(dir);
+}
+
+/* The entry name errors carry is cut as snprintf would cut it, and may be
+ * set from itself. */
+static void test_context_entry_name_is_cut_to_fit(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    char name[300];
+    memset(name, 'n', sizeof name - 1);
+    name[sizeof name - 1] = '\0';
+    trowel_set_entry(ctx, name);
+    CHECK_EQ_U64(strlen(ctx->entry), sizeof ctx->entry - 1);
+    CHECK(strncmp(ctx->entry, name, sizeof ctx->entry - 1) == 0);
+    trowel_set_entry(ctx, ctx->entry);
+    CHECK_EQ_U64(strlen(ctx->entry), sizeof ctx->entry - 1);
+    trowel_set_entry(ctx, "short");
+    CHECK_STR(ctx->entry, "short");
+    trowel_set_entry(ctx, NULL);
+    CHECK_STR(ctx->entry, "");
+    trowel_ctx_free(ctx);
 }
 
 static void test_reader_borrow_gives_spans_up_to_end(void)
@@ -537,6 +611,8 @@ TEST_MAIN(TEST(test_reader_reads_little_and_big_endian),
           TEST(test_reader_refuses_read_past_end_with_offset),
           TEST(test_reader_sub_window_is_bounded_and_offsets_absolute),
           TEST(test_reader_strings_stop_at_nul_and_cap),
+          TEST(test_reader_strings_agree_in_memory_and_from_a_file),
+          TEST(test_context_entry_name_is_cut_to_fit),
           TEST(test_reader_borrow_gives_spans_up_to_end),
           TEST(test_reader_over_file_crosses_cache_boundaries),
           TEST(test_input_reads_a_stream_within_the_limit),

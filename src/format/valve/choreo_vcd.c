@@ -886,7 +886,7 @@ static void ob_printf(outbuf *o, const char *fmt, ...)
  * machinery costs more than the digits. */
 static void ob_int(outbuf *o, int v)
 {
-    char tmp[12];
+    char tmp[sizeof(int) * 3 + 2]; /* digits, a sign */
     size_t i = sizeof tmp;
     unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
     do
@@ -1242,7 +1242,7 @@ static void write_crc_line(outbuf *o, uint32_t crc)
 {
     static const char hex[] = "0123456789abcdef";
     char line[] = "// bvcd source crc 00000000\n";
-    char *digits = line + sizeof line - 10;
+    char *digits = line + strlen("// bvcd source crc ");
     for (int i = 7; i >= 0; i--, crc >>= 4)
         digits[i] = hex[crc & 0xF];
     ob_put(o, line, sizeof line - 1);
@@ -1278,7 +1278,7 @@ trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_si
         for (size_t i = 0; i < s->nscales; i++) {
             ob_str(o, "  ");
             ob_quoted(o, s->scales[i].tool);
-            ob_printf(o, " \"%d\"\n", s->scales[i].value);
+            ob_int_between(o, " \"", s->scales[i].value, "\"\n");
         }
         ob_str(o, "}\n");
     }

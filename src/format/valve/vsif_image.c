@@ -558,7 +558,7 @@ static trowel_status apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *
         if (img->version == 3)
             count_vote(img, sc->lastspeech_msecs, st->lastspeech, st->lastspeech_float);
     }
-    return s;
+    return TROWEL_OK; /* a scene read in full ends nothing */
 }
 
 /* One scene surveyed on this thread. */
