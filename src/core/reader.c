@@ -66,13 +66,24 @@ trowel_status trowel_reader_skip(trowel_reader *r, uint64_t n)
     return TROWEL_OK;
 }
 
-/* The window's bytes from the cursor on, when the whole input is in
- * memory (a memory input, a file read whole); else NULL. Parsers read
- * scenes and tables a few bytes at a time, so the common case skips the
- * input's own dispatch. */
-static const uint8_t *in_memory(const trowel_reader *r)
+/* The window's bytes from the cursor on that are in memory already (the
+ * whole input, or the input's cache window), *avail of them; NULL when
+ * none is. Parsers read scenes and tables a few bytes at a time, so the
+ * common case skips the input's own dispatch; anything else goes through
+ * trowel_input_copy, which reads (and moves the cache) exactly as before. */
+static inline const uint8_t *held(const trowel_reader *r, uint64_t *avail)
 {
-    return r->in->mem ? r->in->mem + r->base + r->pos : NULL;
+    const trowel_input *in = r->in;
+    uint64_t off = r->base + r->pos, left = r->size - r->pos;
+    if (in->mem) {
+        *avail = left;
+        return in->mem + off;
+    }
+    if (in->kind->span_at || off < in->cache_off || off - in->cache_off >= in->cache_len)
+        return NULL;
+    uint64_t cached = in->cache_len - (off - in->cache_off);
+    *avail = cached < left ? cached : left;
+    return in->cache + (off - in->cache_off);
 }
 
 /* The one read: inlined into the fixed-size readers below, where the copy
@@ -81,8 +92,9 @@ static inline trowel_status fetch(trowel_reader *r, void *dst, size_t n)
 {
     if (n > r->size - r->pos)
         return out_of_window(r, n);
-    const uint8_t *p = in_memory(r);
-    if (p) {
+    uint64_t avail;
+    const uint8_t *p = held(r, &avail);
+    if (p && avail >= n) {
         memcpy(dst, p, n);
         r->pos += n;
         return TROWEL_OK;
@@ -188,17 +200,17 @@ trowel_status trowel_read_fixed_string(trowel_reader *r, size_t field_len, char 
 
 trowel_status trowel_read_cstring(trowel_reader *r, char *dst, size_t cap)
 {
-    const uint8_t *p = in_memory(r);
+    uint64_t avail;
+    const uint8_t *p = held(r, &avail);
     if (p) { /* a NUL within reach: the whole string at once */
-        uint64_t left = r->size - r->pos;
-        const uint8_t *nul = memchr(p, 0, left < cap ? (size_t)left : cap);
+        const uint8_t *nul = memchr(p, 0, avail < cap ? (size_t)avail : cap);
         if (nul) {
             size_t n = (size_t)(nul - p) + 1;
             memcpy(dst, p, n);
             r->pos += n;
             return TROWEL_OK;
         }
-    } /* not in memory, or no NUL within reach: byte by byte, as before */
+    } /* else (or no NUL within reach) byte by byte, as before */
     uint64_t at = trowel_reader_abs(r);
     for (size_t n = 0;; n++) {
         uint8_t c;

@@ -132,9 +132,11 @@ static void cstring_outcome(trowel_input *in, trowel_ctx *ctx, uint64_t base, ui
     trowel_ctx_clear_error(ctx);
 }
 
-/* The whole-in-memory path (memchr) and the byte-by-byte path (a file
- * read through the cache) agree on every window, cursor and cap:
- * a NUL just past the window, exactly cap - 1 characters, cap of them. */
+/* C strings read three ways agree on every window, cursor and cap (a NUL
+ * just past the window, exactly cap - 1 characters, cap of them): from an
+ * input wholly in memory and from a file's cache window (both found with
+ * memchr), and byte by byte (an input that reads through its kind, with no
+ * memory of its own to search). */
 static void test_reader_strings_agree_in_memory_and_from_a_file(void)
 {
     static const uint8_t text[] = {'a', 0, 'b', 'c', 0, 'd', 'e', 'f', 0, 'g', 'h', 'i', 'j', 0};
@@ -145,21 +147,26 @@ static void test_reader_strings_agree_in_memory_and_from_a_file(void)
     write_file(path, text, sizeof text);
     fixture m;
     fixture_memory(&m, text, sizeof text);
-    trowel_input *file = NULL;
+    trowel_input *file = NULL, *bytewise = NULL;
     REQUIRE(trowel_input_open_file(m.ctx, path, &file) == TROWEL_OK);
+    REQUIRE(trowel_input_open_memory_at(m.ctx, text, sizeof text, 0, "bytes", &bytewise) ==
+            TROWEL_OK);
     size_t cases = 0, same = 0;
     for (uint64_t base = 0; base <= sizeof text; base++)
         for (uint64_t size = 0; base + size <= sizeof text; size++)
             for (uint64_t pos = 0; pos <= size; pos++)
                 for (size_t cap = 1; cap <= 6; cap++) {
-                    char a[600], b[600];
+                    char want[600], a[600], b[600];
+                    cstring_outcome(bytewise, m.ctx, base, size, pos, cap, want, sizeof want);
                     cstring_outcome(m.in, m.ctx, base, size, pos, cap, a, sizeof a);
                     cstring_outcome(file, m.ctx, base, size, pos, cap, b, sizeof b);
                     cases++;
-                    same += strcmp(a, b) == 0;
+                    same += strcmp(a, want) == 0 && strcmp(b, want) == 0;
                 }
-    CHECK(m.in->mem != NULL && file->mem == NULL); /* the two paths */
+    CHECK(m.in->mem != NULL && file->mem == NULL && bytewise->mem == NULL); /* three paths */
+    CHECK(file->cache_len == sizeof text);
     CHECK_EQ_U64(same, cases);
+    trowel_input_close(bytewise);
     trowel_input_close(file);
     fixture_free(&m);
     remove_tree(dir);
