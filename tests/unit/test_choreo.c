@@ -85,6 +85,15 @@ static trowel_status to_bvcd(trowel_ctx *ctx, const choreo_scene *s, choreo_pool
     return st;
 }
 
+/* The BVCD (source CRC 7) of a text scene, its strings into pool. */
+static void bvcd_of_text(trowel_ctx *ctx, const char *vcd, choreo_pool *pool, bytes *out)
+{
+    choreo_scene *s = NULL;
+    REQUIRE(parse_mem(ctx, vcd, strlen(vcd), &s) == TROWEL_OK);
+    REQUIRE(to_bvcd(ctx, s, pool, 7, out) == TROWEL_OK);
+    choreo_scene_free(ctx, s);
+}
+
 static trowel_status to_vcd(trowel_ctx *ctx, const choreo_scene *s, bytes *out)
 {
     trowel_sink *sink = NULL;
@@ -642,12 +651,9 @@ static const char small_vcd[] =
 static void test_choreo_rejects_truncated_and_bad_bvcd(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
-    choreo_scene *s = NULL;
-    REQUIRE(parse_mem(ctx, small_vcd, strlen(small_vcd), &s) == TROWEL_OK);
     choreo_pool *pool = new_pool(ctx);
     bytes bin = {NULL, 0};
-    REQUIRE(to_bvcd(ctx, s, pool, 7, &bin) == TROWEL_OK);
-    choreo_scene_free(ctx, s);
+    bvcd_of_text(ctx, small_vcd, pool, &bin);
     /* every proper prefix fails cleanly */
     size_t truncated = 0;
     for (size_t n = 0; n < bin.size; n++) {
@@ -815,12 +821,9 @@ static const char survey_vcd[] =
 static void survey_agrees_on_text(const char *vcd, tally *t)
 {
     trowel_ctx *ctx = trowel_ctx_new();
-    choreo_scene *s = NULL;
-    REQUIRE(parse_mem(ctx, vcd, strlen(vcd), &s) == TROWEL_OK);
     choreo_pool *pool = new_pool(ctx);
     bytes bin = {NULL, 0};
-    REQUIRE(to_bvcd(ctx, s, pool, 7, &bin) == TROWEL_OK);
-    choreo_scene_free(ctx, s);
+    bvcd_of_text(ctx, vcd, pool, &bin);
     for (size_t n = 0; n <= bin.size; n++)
         count_case(t, survey_agrees(ctx, bin.data, n, pool));
     for (size_t at = 9; at < bin.size; at++)
