@@ -61,6 +61,11 @@ trowel_status trowel_sink_fd_write_all(trowel_sink *s, int fd, const void *data,
  * `cp -r` of the same files, a 1 MiB one gained nothing more. */
 enum { SPLICE_PIPE_SIZE = 1 << 18 };
 
+/* Setting that pipe up (pipe2, its resize, two closes) costs more than
+ * the bigger steps save on a small copy: the matched bytes of a small file
+ * being replaced go straight to copy_file_range. */
+#define SPLICE_COPY_MIN ((uint64_t)1 << 20)
+
 /* Writes what is left in the pipe with ordinary reads and writes: the
  * output refused a splice after the bytes had left the input. */
 static trowel_status drain_pipe(trowel_sink *s, int pipe_out, int to_fd, size_t left)
@@ -135,7 +140,9 @@ trowel_status trowel_sink_fd_copy(trowel_sink *s, int to_fd, int fd, uint64_t of
                                   uint64_t *copied)
 {
     bool refused = false;
-    trowel_status st = splice_copy(s, to_fd, fd, off, n, copied, &refused);
+    trowel_status st = TROWEL_OK;
+    if (n - *copied >= SPLICE_COPY_MIN)
+        st = splice_copy(s, to_fd, fd, off, n, copied, &refused);
     if (st != TROWEL_OK || refused)
         return st;
     off64_t in_off = (off64_t)(off + *copied);
