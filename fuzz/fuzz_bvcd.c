@@ -69,6 +69,7 @@ static void check_survey(trowel_ctx *ctx, const uint8_t *d, size_t n, const chor
     int first = 0;
     trowel_status full = choreo_read_bvcd_loose(ctx, &r, pool, &s, &missing, &first);
     trowel_error e = *trowel_ctx_last_error(ctx);
+    trowel_ctx_clear_error(ctx); /* the survey's error must be its own */
     trowel_reader_init(&r, ctx, in);
     choreo_bvcd_facts f;
     trowel_status light = choreo_survey_bvcd(ctx, &r, pool, &f);

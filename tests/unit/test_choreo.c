@@ -804,9 +804,10 @@ static void survey_agrees_on_image(const char *rel, tally *t)
     trowel_ctx_free(ctx);
 }
 
-/* Times the corpus lacks: speech without an end (its start counts), an
- * end before the start (read as the start), the last speech earlier than
- * the scene's end, actor-less events before the actors. */
+/* Times the corpus lacks: speech without an end (its start counts), the
+ * last speech earlier than the scene's end, actor-less events before the
+ * actors. (The text parser already makes an end before the start equal
+ * to the start; the BVCD reader's own clamp is met by the changed bytes.) */
 static const char survey_vcd[] =
     "event speak \"early\"\n{\n  time 3.25 -1\n  param \"snd.a\"\n}\n"
     "event section \"pause\"\n{\n  time 9.5 -1\n  param \"noaction\"\n}\n"

@@ -172,6 +172,64 @@ static void test_reader_strings_agree_in_memory_and_from_a_file(void)
     remove_tree(dir);
 }
 
+/* Reads near the end of a file input's cache window when the window does
+ * not start at 0 (600 KiB of strings, the window of 256 KiB moved to 100
+ * KiB before each read; too little memory to read the file whole): C
+ * strings and words that end in the window, reach its last byte or run
+ * past it agree with the same reads from memory. */
+static void test_reader_reads_at_the_end_of_a_moved_cache_window(void)
+{
+    enum { SIZE = 600 * 1024, WINDOW_AT = 100 * 1024, WINDOW_END = WINDOW_AT + 256 * 1024 };
+    uint8_t *data = malloc(SIZE);
+    REQUIRE(data != NULL);
+    for (size_t i = 0; i < SIZE; i++)
+        data[i] = i % 13 == 12 ? 0 : (uint8_t)('a' + i % 26);
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[256];
+    snprintf(path, sizeof path, "%s/strings.bin", dir);
+    write_file(path, data, SIZE);
+    fixture m;
+    fixture_memory(&m, data, SIZE);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_mem_limit(ctx, 700 * 1024);
+    trowel_input *file = NULL;
+    REQUIRE(trowel_input_open_file(ctx, path, &file) == TROWEL_OK);
+    size_t cases = 0, same = 0, moved = 0;
+    for (uint64_t at = WINDOW_END - 40; at < WINDOW_END + 8; at++)
+        for (size_t cap = 4; cap <= 16; cap += 6) {
+            trowel_reader r;
+            uint8_t b;
+            trowel_reader_init(&r, ctx, file); /* the window back to WINDOW_AT */
+            REQUIRE(trowel_reader_seek(&r, WINDOW_AT) == TROWEL_OK);
+            REQUIRE(trowel_read_u8(&r, &b) == TROWEL_OK);
+            moved += file->cache_off == WINDOW_AT && file->mem == NULL;
+            char want[600], got[600];
+            cstring_outcome(m.in, m.ctx, at, 24, 0, cap, want, sizeof want);
+            cstring_outcome(file, ctx, at, 24, 0, cap, got, sizeof got);
+            uint32_t w1 = 0, w2 = 0;
+            trowel_reader rm, rf;
+            trowel_reader_init(&rm, m.ctx, m.in);
+            REQUIRE(trowel_reader_seek(&r, WINDOW_AT) == TROWEL_OK);
+            REQUIRE(trowel_read_u8(&r, &b) == TROWEL_OK);
+            trowel_reader_init(&rf, ctx, file);
+            trowel_status s1 = trowel_reader_seek(&rm, at), s2 = trowel_reader_seek(&rf, at);
+            if (s1 == TROWEL_OK)
+                s1 = trowel_read_u32le(&rm, &w1);
+            if (s2 == TROWEL_OK)
+                s2 = trowel_read_u32le(&rf, &w2);
+            cases++;
+            same += strcmp(want, got) == 0 && s1 == s2 && w1 == w2;
+        }
+    CHECK_EQ_U64(moved, cases); /* every read began from the moved window */
+    CHECK_EQ_U64(same, cases);
+    trowel_input_close(file);
+    trowel_ctx_free(ctx);
+    fixture_free(&m);
+    remove_tree(dir);
+    free(data);
+}
+
 /* The entry name errors carry is cut as snprintf would cut it, and may be
  * set from itself. */
 static void test_context_entry_name_is_cut_to_fit(void)
@@ -619,6 +677,7 @@ TEST_MAIN(TEST(test_reader_reads_little_and_big_endian),
           TEST(test_reader_sub_window_is_bounded_and_offsets_absolute),
           TEST(test_reader_strings_stop_at_nul_and_cap),
           TEST(test_reader_strings_agree_in_memory_and_from_a_file),
+          TEST(test_reader_reads_at_the_end_of_a_moved_cache_window),
           TEST(test_context_entry_name_is_cut_to_fit),
           TEST(test_reader_borrow_gives_spans_up_to_end),
           TEST(test_reader_over_file_crosses_cache_boundaries),
