@@ -47,6 +47,17 @@ run "$TROWEL" create -t vpp -O version=4 -O condensed=1 -o v4c.vpp_pc src/f00.bi
 assert_rc "v4 cannot be condensed: a usage error" 2
 assert_contains "v4 cannot be condensed: says why" "$ERR" "version 4 (Saints Row 2) packfiles cannot be condensed"
 assert_no_file "v4 condensed: no output" v4c.vpp_pc
+# A name the reader could not read back is refused (found by fuzz_create_manifest).
+printf 'c' >src/.c
+run "$TROWEL" create -t vpp -O version=4 -o dot.vpp_pc -C src .c f00.bin
+assert_rc "v4, a name with nothing before its '.': a usage error" 2
+assert_contains "v4, '.c': says why" "$ERR" \
+    "'.c' cannot be stored: a version 4 packfile keeps the part before the last '.' apart"
+assert_no_file "v4, '.c': no output" dot.vpp_pc
+run "$TROWEL" create -t vpp -O version=3 -o dot3.vpp_pc -C src .c
+assert_rc "v3 keeps the name whole: '.c' is stored" 0
+assert_eq "v3: '.c' reads back" ".c" "$("$TROWEL" list dot3.vpp_pc)"
+rm -f src/.c
 run "$TROWEL" create -t vpp -O version=5 -o v5.vpp_pc src/f00.bin
 assert_contains "version 5 is refused" "$ERR" "trowel writes packfile versions 1, 3, 4, 6, 10 and 17, not 5"
 run "$TROWEL" create -t vpp -o long.vpp_pc "$(python3 -c 'print("m" * 256)')"

@@ -752,6 +752,22 @@ static trowel_status check_v1(trowel_ctx *ctx, const vpp_layout *L, const vpp_it
     return TROWEL_OK;
 }
 
+/* Why name cannot be read back from a packfile of version v (the reader
+ * refuses an entry with an empty name), or NULL: version 4 stores the part
+ * before the last '.' apart from the extension, version 17 the part after
+ * the last '/' apart from the folder, and neither part may be empty. */
+static const char *unreadable_name(unsigned v, const char *name)
+{
+    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+    if (v == 4 && dot == name)
+        return "a version 4 packfile keeps the part before the last '.' apart, and it "
+               "cannot be empty";
+    if (v == 17 && slash && !slash[1])
+        return "a version 17 packfile keeps the part after the last '/' apart, and it "
+               "cannot be empty";
+    return NULL;
+}
+
 static trowel_status check_layout(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *items,
                                   size_t n)
 {
@@ -785,6 +801,10 @@ static trowel_status check_layout(trowel_ctx *ctx, const vpp_layout *L, const vp
             return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "'%s' cannot be stored: names are 1 to 255 bytes%s", items[i].name,
                                L->version < 17 ? " without '/' (only version 17 keeps folders)" : "");
+        const char *why = unreadable_name(L->version, items[i].name);
+        if (why)
+            return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "'%s' cannot be stored: %s", items[i].name, why);
     }
     if (n > UINT32_MAX / 48)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "too many files (%zu)", n);
