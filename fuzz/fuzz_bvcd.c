@@ -8,7 +8,7 @@
  * learn the same indices and times.
  */
 #include "format/valve/choreo.h"
-#include "format/valve/choreo_model.h"
+#include "../tests/unit/choreo_survey_check.h" /* shared with test_choreo */
 
 #include <stdint.h>
 #include <stdio.h>
@@ -54,45 +54,12 @@ static uint8_t *write_scene(trowel_ctx *ctx, const choreo_scene *s, choreo_pool 
     return out;
 }
 
-static bool same_float(float a, float b) { return memcmp(&a, &b, sizeof a) == 0; }
-
 /* Aborts when the survey's read and the loose full read disagree. */
 static void check_survey(trowel_ctx *ctx, const uint8_t *d, size_t n, const choreo_pool *pool)
 {
-    trowel_input *in = NULL;
-    if (trowel_input_open_memory(ctx, d, n, "fuzz.bvcd", &in) != TROWEL_OK)
-        return;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
-    choreo_scene *s = NULL;
-    size_t missing = 0;
-    int first = 0;
-    trowel_status full = choreo_read_bvcd_loose(ctx, &r, pool, &s, &missing, &first);
-    trowel_error e = *trowel_ctx_last_error(ctx);
-    trowel_ctx_clear_error(ctx); /* the survey's error must be its own */
-    trowel_reader_init(&r, ctx, in);
-    choreo_bvcd_facts f;
-    trowel_status light = choreo_survey_bvcd(ctx, &r, pool, &f);
-    const trowel_error *le = trowel_ctx_last_error(ctx);
-    choreo_summary sum;
-    if (full == TROWEL_ERR_LIMIT || full == TROWEL_ERR_NOMEM) {
-        /* the model did not fit: the survey needs no memory */
-    } else if (full != light) {
+    char why[600];
+    if (!choreo_survey_agrees(ctx, d, n, pool, true, why, sizeof why))
         abort();
-    } else if (full != TROWEL_OK) {
-        if (e.offset != le->offset || strcmp(e.message, le->message) != 0)
-            abort();
-    } else if (choreo_summarize(ctx, s, &sum) == TROWEL_OK) {
-        if (f.missing != missing || f.first_missing != first ||
-            !same_float(f.stop_time, choreo_stop_time(s)) ||
-            choreo_msecs(f.last_speech_time, false) != sum.lastspeech_msecs ||
-            choreo_msecs(f.last_speech_time, true) != sum.lastspeech_msecs_float)
-            abort();
-        choreo_summary_free(ctx, &sum);
-    }
-    trowel_ctx_clear_error(ctx);
-    choreo_scene_free(ctx, s);
-    trowel_input_close(in);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

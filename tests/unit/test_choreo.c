@@ -9,6 +9,7 @@
  */
 #include "format/valve/choreo.h"
 #include "format/valve/choreo_model.h"
+#include "choreo_survey_check.h"
 #include "files.h"
 #include "test.h"
 
@@ -700,47 +701,13 @@ static void test_choreo_rejects_truncated_and_bad_bvcd(void)
 
 /* ------------------------------------------------- the survey's read */
 
-/* One BVCD read both ways, loosely: choreo_survey_bvcd (no model) must
- * fail exactly where the full read fails (status, message, offset) and
- * otherwise learn what the full read and its summary give. */
+/* One BVCD read both ways (choreo_survey_check.h); a disagreement is told. */
 static bool survey_agrees(trowel_ctx *ctx, const uint8_t *data, size_t n, const choreo_pool *pool)
 {
-    trowel_input *in = NULL;
-    if (trowel_input_open_memory(ctx, data, n, "mem.bvcd", &in) != TROWEL_OK)
-        return false;
-    trowel_reader r;
-    trowel_reader_init(&r, ctx, in);
-    choreo_scene *s = NULL;
-    size_t missing = 0;
-    int first = 0;
-    trowel_status full = choreo_read_bvcd_loose(ctx, &r, pool, &s, &missing, &first);
-    trowel_error full_error = *trowel_ctx_last_error(ctx);
-    trowel_ctx_clear_error(ctx);
-    trowel_reader_init(&r, ctx, in);
-    choreo_bvcd_facts f;
-    trowel_status light = choreo_survey_bvcd(ctx, &r, pool, &f);
-    const trowel_error *light_error = trowel_ctx_last_error(ctx);
-    bool same = full == light;
-    if (same && full != TROWEL_OK)
-        same = light_error->offset == full_error.offset &&
-               strcmp(light_error->message, full_error.message) == 0;
-    choreo_summary sum;
-    if (same && full == TROWEL_OK && choreo_summarize(ctx, s, &sum) == TROWEL_OK) {
-        float stop = choreo_stop_time(s);
-        same = f.missing == missing && f.first_missing == first &&
-               memcmp(&f.stop_time, &stop, sizeof stop) == 0 &&
-               choreo_msecs(f.stop_time, false) == sum.msecs &&
-               choreo_msecs(f.stop_time, true) == sum.msecs_float &&
-               choreo_msecs(f.last_speech_time, false) == sum.lastspeech_msecs &&
-               choreo_msecs(f.last_speech_time, true) == sum.lastspeech_msecs_float;
-        choreo_summary_free(ctx, &sum);
-    }
+    char why[600];
+    bool same = choreo_survey_agrees(ctx, data, n, pool, false, why, sizeof why);
     if (!same)
-        fprintf(stderr, "  %zu bytes: full %d (%s), survey %d (%s)\n", n, (int)full,
-                full_error.message, (int)light, light_error->message);
-    trowel_ctx_clear_error(ctx);
-    choreo_scene_free(ctx, s);
-    trowel_input_close(in);
+        fprintf(stderr, "  %s\n", why);
     return same;
 }
 
