@@ -28,6 +28,7 @@
  */
 #include "choreo_float.h"
 #include "choreo_model.h"
+#include "core/bytes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1237,15 +1238,17 @@ static void write_actor(outbuf *o, const choreo_scene *s, const choreo_actor *a)
     ob_str(o, "}\n\n");
 }
 
-/* "// bvcd source crc %08x\n", written directly (every scene has one). */
+/* "// bvcd source crc %08x\n", written directly (every scene has one):
+ * the CRC's bytes, most significant first, as hex. */
 static void write_crc_line(outbuf *o, uint32_t crc)
 {
-    static const char hex[] = "0123456789abcdef";
-    char line[] = "// bvcd source crc 00000000\n";
-    char *digits = line + strlen("// bvcd source crc ");
-    for (int i = 7; i >= 0; i--, crc >>= 4)
-        digits[i] = hex[crc & 0xF];
-    ob_put(o, line, sizeof line - 1);
+    uint8_t be[4];
+    char hex[9];
+    trowel_put_be32(be, crc);
+    trowel_hex_encode(be, sizeof be, hex);
+    ob_str(o, "// bvcd source crc ");
+    ob_put(o, hex, 8);
+    ob_put(o, "\n", 1);
 }
 
 trowel_status choreo_write_vcd(trowel_ctx *ctx, const choreo_scene *s, trowel_sink *out)
