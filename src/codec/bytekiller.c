@@ -28,21 +28,26 @@
  * Decoder. The whole stream is in memory (the data words must be read from
  * the end), the output is a buffer of the declared size. Past the first word
  * read, the stream is its bytes from the last down, each least significant
- * bit first, so bits are taken from a 64-bit register (plain locals, so it
- * stays in machine registers) topped up by one unaligned 8-byte load with no
- * branch, and each command costs a few shifts, not one call per bit. The
- * register is bit-reversed whole once a command, which puts its fields and
- * literal bytes in reading order; a command's head is decoded by the shape
- * of its first three bits (one table row, no branch per kind). The common
- * commands, a short literal run or a copy of up to 32 bytes that does not
- * overlap itself, are then one branch-free step of a 32-byte load and store;
- * the others, and every error, take a checked path. Every length and offset
- * is checked once against the output, and the bytes of a run or copy are
- * moved in bulk. Around a large stream read from a file, three more threads
- * work while it decodes: one loads the stream from its end down and checks
- * its checksum (bk_loader; the checksum's verdict still comes before the
- * decoder's), one has the kernel map the output's pages ahead of the
- * decoder (bk_prefault), one writes the finished output (bk_writer).
+ * bit first. A stream the decoder owns has each data byte's bits flipped
+ * once, before or while it is decoded (flip_and_xor; the loader thread does
+ * it for a large one), which makes the stream a plain run of bits read from
+ * the last byte down, each byte from its top bit: the bits are then kept in
+ * a 64-bit register (plain locals, so it stays in machine registers) in
+ * reading order from its top bit down, topped up by one unaligned 8-byte
+ * load with no branch, and each field is a shift off the top. A stream the
+ * decoder may not write to (trowel_bytekiller_decode_mem, the in-place
+ * check) has each loaded 8 bytes flipped in the register instead. A
+ * command's head is decoded by its first three bits (one table row, no
+ * branch per kind). The common commands, a short literal run or a copy of
+ * up to 32 bytes that does not overlap itself, are then one branch-free step
+ * of a 32-byte load and store; the others, and every error, take a checked
+ * path. Every length and offset is checked once against the output, and the
+ * bytes of a run or copy are moved in bulk. Around a large stream read from
+ * a file, three more threads work while it decodes: one loads the stream
+ * from its end down, flips it and works out its checksum (bk_loader; the
+ * checksum's verdict still comes before the decoder's), one has the kernel
+ * map the output's pages ahead of the decoder (bk_prefault), one writes the
+ * finished output (bk_writer).
  *
  * Encoder: bytekiller_encode.c; what both halves share:
  * bytekiller_int.h.
@@ -70,48 +75,82 @@ static inline uint32_t be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* The low w (<= 16) bits of x in reverse order. */
-static inline unsigned rev_bits16(unsigned x, unsigned w)
-{
-    unsigned r = (unsigned)rev8[x & 0xff] << 8 | rev8[(x >> 8) & 0xff];
-    return r >> (16 - w);
-}
-
 /* ------------------------------------------------------------------ decoder */
 
-/* The XOR of the data words as big-endian numbers. XOR works byte by byte,
- * so the words are XORed as they lie, eight bytes at a time, and the
- * result's bytes are read big-endian once at the end. */
-static uint32_t data_checksum(const uint8_t *src, size_t words)
+/* x with the bits of each of its bytes in reverse order (rev8 of each). */
+static inline uint64_t flip_bytes64(uint64_t x)
 {
-    uint64_t acc = 0;
-    size_t i = 0;
-    for (; i + 2 <= words; i += 2) {
-        uint64_t w;
-        memcpy(&w, src + 4 * i, 8);
+    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
+    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
+    return (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
+}
+
+#if defined(__GNUC__)
+/* Two 8-byte lanes, so that the compiler uses vector instructions (SSE2 on
+ * any x86-64) where it has them. */
+typedef uint64_t bk_lanes __attribute__((vector_size(16)));
+#define BK_LANE_BYTES 16
+#else
+typedef uint64_t bk_lanes;
+#define BK_LANE_BYTES 8
+#endif
+
+/* The XOR of the `words` 4-byte words at in, as they lie in memory (XOR
+ * works byte by byte, so they are XORed a lane at a time and folded);
+ * with out, the bytes are also copied there flipped (out may be in). */
+BK_ALWAYS_INLINE uint32_t xor_words(const uint8_t *in, uint8_t *out, size_t words)
+{
+    size_t bytes = 4 * words, i = 0;
+    bk_lanes acc;
+    memset(&acc, 0, sizeof acc);
+    for (; i + BK_LANE_BYTES <= bytes; i += BK_LANE_BYTES) {
+        bk_lanes w;
+        memcpy(&w, in + i, sizeof w);
         acc ^= w;
+        if (out) {
+            w = (w >> 1 & 0x5555555555555555u) | (w & 0x5555555555555555u) << 1;
+            w = (w >> 2 & 0x3333333333333333u) | (w & 0x3333333333333333u) << 2;
+            w = (w >> 4 & 0x0f0f0f0f0f0f0f0fu) | (w & 0x0f0f0f0f0f0f0f0fu) << 4;
+            memcpy(out + i, &w, sizeof w);
+        }
     }
-    uint32_t half[2];
-    memcpy(half, &acc, 8);
-    uint32_t folded = half[0] ^ half[1];
-    if (i < words) {
+    uint32_t folded = 0;
+    uint32_t part[BK_LANE_BYTES / 4];
+    memcpy(part, &acc, sizeof part);
+    for (size_t k = 0; k < BK_LANE_BYTES / 4; k++)
+        folded ^= part[k];
+    for (; i < bytes; i += 4) {
         uint32_t w;
-        memcpy(&w, src + 4 * i, 4);
+        memcpy(&w, in + i, 4);
         folded ^= w;
+        if (out) {
+            uint32_t low = (uint32_t)flip_bytes64(w); /* its bytes flipped, where they lie */
+            memcpy(out + i, &low, 4);
+        }
     }
+    return folded;
+}
+
+/* The checksum the stream stores, from the XOR of its data words as they
+ * lie in memory (xor_words): that XOR read as a big-endian number. */
+static uint32_t checksum_of(uint32_t folded)
+{
     uint8_t bytes[4];
     memcpy(bytes, &folded, 4);
     return be32(bytes);
 }
 
-/* x with its 64 bits in reverse order: byte k of x becomes byte 7 - k of
- * the result, its bits reversed (rev8 of it). */
-static inline uint64_t bit_reverse64(uint64_t x)
+/* The checksum of the data words at src. */
+static uint32_t data_checksum(const uint8_t *src, size_t words)
 {
-    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
-    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
-    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
-    return __builtin_bswap64(x);
+    return checksum_of(xor_words(src, NULL, words));
+}
+
+/* Flips the bytes of the data words at src (see the top of the file) and
+ * gives their XOR before the flip, for checksum_of. */
+static uint32_t flip_and_xor(uint8_t *src, size_t words)
+{
+    return xor_words(src, src, words);
 }
 
 /* v as the host holds the eight bytes of v least significant first. */
@@ -146,37 +185,43 @@ trowel_status trowel_bytekiller_length(trowel_ctx *ctx, const uint8_t *src, size
     return TROWEL_OK;
 }
 
-/* The eight bytes at p as a big-endian number: the stream's next 64 bits
- * when p + 8 is the end of what is unread (see the top of the file). */
-static inline uint64_t load_be64(const uint8_t *p)
+/* The eight bytes at p, least significant first: the stream's next 64 bits
+ * in reading order from the top bit down when p + 8 is the end of what is
+ * unread and the bytes are flipped (see the top of the file). */
+static inline uint64_t load_le64(const uint8_t *p)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     uint64_t v;
     memcpy(&v, p, 8);
-    return __builtin_bswap64(v);
-#else
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[i];
-    return v;
-#endif
+    return le64_bytes(v);
 }
 
-/* The bit register of the slow path. Past the first-read word the stream
- * is simply its bytes from the last down, each least significant bit
- * first (a big-endian word's low byte is its last), so bytes are loaded
- * one at a time here. */
+/* The stream's next 64 bits, from the 8 bytes at p (the last 8 unread),
+ * as the register wants them: bytes flipped already, or flipped here. */
+BK_ALWAYS_INLINE uint64_t stream64(const uint8_t *p, bool flipped)
+{
+    return flipped ? load_le64(p) : flip_bytes64(load_le64(p));
+}
+
+/* The stream's byte b as the register wants it. */
+BK_ALWAYS_INLINE uint8_t stream8(uint8_t b, bool flipped)
+{
+    return flipped ? b : rev8[b];
+}
+
+/* The bit register of the slow path, as the decoder's (the next bit at
+ * bit 63), loaded a byte at a time. */
 typedef struct bk_bits {
     const uint8_t *src;
     size_t next;    /* bytes [0, next) are not loaded yet */
-    uint64_t bits;  /* loaded bits, the next one at bit 0 (see BK_REFILL) */
+    uint64_t bits;  /* loaded bits in reading order from bit 63 down */
     unsigned count; /* how many */
+    bool flipped;   /* src's bytes are flipped */
 } bk_bits;
 
 static inline void bk_refill(bk_bits *b)
 {
     while (b->count <= 55 && b->next > 0) {
-        b->bits |= (uint64_t)b->src[--b->next] << b->count;
+        b->bits |= (uint64_t)stream8(b->src[--b->next], b->flipped) << (56 - b->count);
         b->count += 8;
     }
 }
@@ -190,22 +235,21 @@ static inline bool bk_take(bk_bits *b, unsigned w, unsigned *v)
         if (b->count < w)
             return false;
     }
-    unsigned raw = (unsigned)(b->bits & ((1u << w) - 1));
-    b->bits >>= w;
+    *v = (unsigned)(b->bits >> (64 - w));
+    b->bits <<= w;
     b->count -= w;
-    *v = rev_bits16(raw, w);
     return true;
 }
 
-/* The command heads by their first three bits (bit 0 is read first): the
- * bits the head takes, and where its length and offset fields lie in the
- * register bit-reversed (a field of w bits at bit a of the register is
- * (reversed >> (64 - a - w)) & (2^w - 1), its first bit the most
- * significant; mask 0: no such field), with the length's base and, for a
- * literal run, which has no offset, BK_RUN_FROM (see the fast path in
- * decode_core) as its offset. Decoding by table takes the branches on the
- * command's kind, which the data decides and no predictor guesses, out of
- * the fast path. */
+/* The command heads by their first three bits (the first read is the
+ * index's most significant): the bits the head takes, and where its length
+ * and offset fields lie in the register (a field of w bits that starts a
+ * bits after the command's first is (register >> (64 - a - w)) & (2^w - 1),
+ * its first bit the most significant; mask 0: no such field), with the
+ * length's base and, for a literal run, which has no offset, BK_RUN_FROM
+ * (see the fast loop in decode_core) as its offset. Decoding by table takes
+ * the branches on the command's kind, which the data decides and no
+ * predictor guesses, out of the fast path. */
 typedef struct bk_head_shape {
     uint8_t used, len_base, len_shift, off_shift;
     uint16_t len_mask, off_mask, off_base;
@@ -216,21 +260,23 @@ enum { BK_RUN_FROM = 4096 };
 
 static const bk_head_shape head_shapes[8] = {
     [0] = {5, 1, 59, 0, 0x7, 0, BK_RUN_FROM, true},   /* 0 0 nnn: nnn+1 literals */
-    [4] = {5, 1, 59, 0, 0x7, 0, BK_RUN_FROM, true},   /* (the third bit is nnn's) */
+    [1] = {5, 1, 59, 0, 0x7, 0, BK_RUN_FROM, true},   /* (the third bit is nnn's) */
     [2] = {10, 2, 0, 54, 0, 0xff, 0, false},          /* 0 1 o*8: copy 2 */
-    [6] = {10, 2, 0, 54, 0, 0xff, 0, false},          /* (the third bit is o's) */
-    [1] = {12, 3, 0, 52, 0, 0x1ff, 0, false},         /* 1 0 0 o*9: copy 3 */
+    [3] = {10, 2, 0, 54, 0, 0xff, 0, false},          /* (the third bit is o's) */
+    [4] = {12, 3, 0, 52, 0, 0x1ff, 0, false},         /* 1 0 0 o*9: copy 3 */
     [5] = {13, 4, 0, 51, 0, 0x3ff, 0, false},         /* 1 0 1 o*10: copy 4 */
-    [3] = {23, 1, 53, 41, 0xff, 0xfff, 0, false},     /* 1 1 0 l*8 o*12: copy l+1 */
+    [6] = {23, 1, 53, 41, 0xff, 0xfff, 0, false},     /* 1 1 0 l*8 o*12: copy l+1 */
     [7] = {11, 9, 53, 0, 0xff, 0, BK_RUN_FROM, true}, /* 1 1 1 n*8: n+9 literals */
 };
 
-/* The bits a whole command takes, by its first five: the head of a copy,
- * the head and bytes of a 0 0 nnn run; 255 (more than the register ever
- * holds) for a 1 1 1 run, whose length lies further on. */
+/* The bits a whole command takes, by its first five (as head_shapes): the
+ * head and bytes of a 0 0 nnn run, the head of a copy; 255 (more than the
+ * register ever holds) for a 1 1 1 run, whose length lies further on. */
 static const uint8_t command_bits[32] = {
-    13, 12, 10, 23, 45, 13, 10, 255, 29, 12, 10, 23, 61, 13, 10, 255,
-    21, 12, 10, 23, 53, 13, 10, 255, 37, 12, 10, 23, 69, 13, 10, 255,
+    13, 21, 29, 37, 45, 53, 61, 69,         /* 0 0 nnn: 5 + 8 (nnn + 1) */
+    10, 10, 10, 10, 10, 10, 10, 10,         /* 0 1 */
+    12, 12, 12, 12, 13, 13, 13, 13,         /* 1 0 0, 1 0 1 */
+    23, 23, 23, 23, 255, 255, 255, 255,     /* 1 1 0, 1 1 1 */
 };
 
 /* A command head: a literal run of len bytes, or a copy of len bytes
@@ -448,11 +494,12 @@ static void prefault_stop(bk_prefault *pf)
  * decoded. The decoder reads the stream from its end down, so the loader
  * reads it in pieces from the end down and publishes how far it has come;
  * the decoder waits only when it catches up (it never does on a sound
- * disk: reading is several times faster than decoding). The checksum of
- * the data words, which one thread checks before decoding, is worked out
- * by the loader once it has everything, and checked after decoding, before
- * anything else: the same errors in the same order of precedence (the
- * file's read error, the checksum, the first bad command). Only for a
+ * disk: reading is several times faster than decoding). It flips each
+ * piece's data bytes for the decoder (see the top of the file) before it
+ * publishes it, and works out the checksum of the data words as it goes.
+ * The checksum, which one thread checks before decoding, is checked after
+ * decoding, before anything else: the same errors in the same order of
+ * precedence (the file's read error, the checksum, the first bad command). Only for a
  * stream lying in a plain file (the descriptor and offset of the input);
  * a read that fails is done again the ordinary way, to report it. */
 typedef struct bk_loader {
@@ -466,6 +513,7 @@ typedef struct bk_loader {
     size_t from;        /* src[from, n) is loaded (under lock) */
     bool failed;        /* a read failed or came short (under lock) */
     uint32_t checksum;  /* of the data words, once from is 0 */
+    uint32_t xored;     /* xor_words of the data words loaded so far */
 } bk_loader;
 
 enum { BK_LOAD_PIECE = 1 << 20 };
@@ -481,8 +529,13 @@ static void *loader_run(void *arg)
     while (from > 0 && !failed) {
         size_t low = from > BK_LOAD_PIECE ? from - BK_LOAD_PIECE : 0;
         failed = trowel_pread_full(ld->fd, ld->src + low, from - low, ld->file_off + low, NULL) != 0;
+        size_t data_end = ld->n - 8; /* the checksum and length stay as they are */
+        if (!failed && low < data_end) {
+            size_t top = from < data_end ? from : data_end;
+            ld->xored ^= flip_and_xor(ld->src + low, (top - low) / 4);
+        }
         if (!failed && low == 0)
-            ld->checksum = data_checksum(ld->src, ld->n / 4 - 2);
+            ld->checksum = checksum_of(ld->xored);
         pthread_mutex_lock(&ld->lock);
         ld->from = failed ? ld->from : low;
         ld->failed = failed;
@@ -540,12 +593,15 @@ static bool loader_join(bk_loader *ld)
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
  * the stream decodes in place, packed bytes at the start of the output
  * buffer: no byte may be written over a data word not yet read. wr
- * non-NULL: publish finished output to it as decoding goes down.
- * Always inlined, so that each caller's constant dst and in_place take
- * their per-byte tests out of the loops. */
-BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n, uint64_t base,
-                                 uint8_t *dst, size_t dst_len, bool *in_place, bk_writer *wr,
-                                 bk_loader *ld)
+ * non-NULL: publish finished output to it as decoding goes down. flipped:
+ * the data words' bytes are flipped (see the top of the file), and the
+ * XOR of the words before the flip is in `xored` (ld: the loader flips
+ * them and checks the sum after). Always inlined, so that each caller's
+ * constant dst, in_place and flipped take their tests out of the loops. */
+BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, size_t n,
+                                           uint64_t base, uint8_t *dst, size_t dst_len,
+                                           bool *in_place, bk_writer *wr, bk_loader *ld,
+                                           bool flipped, uint32_t xored)
 {
     size_t in_mark = 0; /* ld: below this cursor, wait for the loader */
     if (ld && !loader_wait(ld, n, &in_mark)) /* the stream's last words first */
@@ -560,21 +616,28 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                            (unsigned long)length, dst_len);
     size_t data_words = n / 4 - 2;
     uint32_t stored = be32(src + n - 8);
-    uint32_t sum = ld ? stored : data_checksum(src, data_words); /* ld: checked after */
+    uint32_t sum = ld         ? stored /* checked after */
+                   : flipped ? checksum_of(xored)
+                             : data_checksum(src, data_words);
     if (sum != stored)
         return trowel_fail(ctx, TROWEL_ERR_CORRUPT, base + n - 8,
                            "checksum mismatch: stored 0x%08lx, the data words give 0x%08lx",
                            (unsigned long)stored, (unsigned long)sum);
 
-    /* The bit register: loaded bits, the next one at bit 0; stream bytes
-     * [0, next) are not loaded yet. Plain locals (see bk_slow_head). */
+    /* The bit register: loaded bits in reading order from bit 63 down;
+     * stream bytes [0, next) are not loaded yet. Plain locals (see
+     * bk_slow_head). The first word's bits below its marker are read
+     * least significant first: as the register wants them, its bytes
+     * flipped and in memory order, the marker the lowest bit set. */
     size_t next = 4 * (data_words - 1);
     uint64_t bits = 0;
     unsigned count = 0;
-    uint32_t first = be32(src + next);
+    uint32_t first = 0;
+    for (unsigned k = 0; k < 4; k++)
+        first |= (uint32_t)stream8(src[next + k], flipped) << 8 * k;
     if (first != 0) {
-        unsigned top = 31u - (unsigned)__builtin_clz(first);
-        bits = first & ((1u << top) - 1u);
+        unsigned top = 31u - (unsigned)__builtin_ctz(first);
+        bits = top ? (uint64_t)first << 32 & ~(UINT64_MAX >> top) : 0;
         count = top;
     }
     const unsigned first_bits = count;
@@ -585,12 +648,12 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
  * below `next`, one load with no branch: its whole bytes that fit are
  * taken, and the bits of a byte that fits only in part are the stream's
  * next ones too (a later load ORs the same bits over them), so the
- * register's upper bits are never wrong, only not counted. Near the start
+ * register's lower bits are never wrong, only not counted. Near the start
  * of the stream, a byte at a time. BK_LOAD: the load alone, for callers
  * that know 8 bytes are left. */
 #define BK_LOAD()                                                                                  \
     do {                                                                                           \
-        bits |= load_be64(src + next - 8) << count;                                                \
+        bits |= stream64(src + next - 8, flipped) >> count;                                        \
         next -= (63 - count) >> 3;                                                                 \
         count |= 56;                                                                               \
     } while (0)
@@ -600,7 +663,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             BK_LOAD();                                                                             \
         } else {                                                                                   \
             while (count <= 55 && next > 0) {                                                      \
-                bits |= (uint64_t)src[--next] << count;                                            \
+                bits |= (uint64_t)stream8(src[--next], flipped) << (56 - count);                   \
                 count += 8;                                                                        \
             }                                                                                      \
         }                                                                                          \
@@ -621,68 +684,79 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
     /* Publish to the writer once pos is at or below mark (never without one). */
     size_t mark = wr && dst_len > BK_WRITER_PIECE ? dst_len - BK_WRITER_PIECE : 0;
     while (pos > 0) {
-        unsigned len = 0, off = 0;
         if (TROWEL_UNLIKELY(pos <= mark)) {
             writer_publish(wr, pos, false, false);
             mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
         }
         if (ld && TROWEL_UNLIKELY(next < in_mark) && !loader_wait(ld, next, &in_mark))
             return TROWEL_ERR_IO;
-        bool literal;
-        uint64_t run; /* the register reversed from the bit after the head */
-        BK_REFILL();
-        uint64_t head_left; /* for BK_WHERE, set once the fast path is not taken */
-        if (TROWEL_LIKELY(count >= 23)) {
-            /* Fast path: the longest command head (23 bits) is loaded, so
-             * it is decoded straight from the register, by its shape. */
-            const bk_head_shape *h = &head_shapes[bits & 7];
-            uint64_t reversed = bit_reverse64(bits);
-            len = h->len_base + (unsigned)((reversed >> h->len_shift) & h->len_mask);
-            off = h->off_base + (unsigned)((reversed >> h->off_shift) & h->off_mask);
-            literal = h->literal;
-            run = reversed << h->used;
-            if (dst && !in_place) {
-                /* The common commands with no branch on their kind: a
-                 * 0 0 nnn run the register holds, or a copy of up to 32
-                 * bytes from at least as many above (so its bytes come
-                 * from output already final), both away from the ends of
-                 * the output. Either is one 32-byte store ending at pos
-                 * of 32 bytes read first from off above: a copy's, or for
-                 * a run those BK_RUN_FROM above with the run over their
-                 * top 8 (output written long ago: a load that straddles
-                 * recent stores waits for them, and a page first touched
-                 * by a read would fault twice). The bytes below the
-                 * command land in output not decoded yet (it is written
-                 * over later), never below dst. Anything else, and every
-                 * error, goes the long way below. */
-                unsigned total = command_bits[bits & 31];
-                size_t decoded = dst_len - pos;
-                bool fast = (pos >= 32) & (len <= 32) & (total <= count) & (off >= len) &
-                            (off <= decoded);
-                if (TROWEL_LIKELY(fast)) {
-                    uint8_t *d = dst + pos - 32;
-                    uint8_t low[16];
-                    uint64_t lo, hi, keep = (uint64_t)literal - 1;
-                    memcpy(low, d + off, 16);
-                    memcpy(&lo, d + off + 16, 8);
-                    memcpy(&hi, d + off + 24, 8);
-                    hi = (hi & keep) | (le64_bytes(run) & ~keep);
-                    memcpy(d, low, 16);
-                    memcpy(d + 16, &lo, 8);
-                    memcpy(d + 24, &hi, 8);
-                    bits >>= total;
-                    count -= total;
-                    pos -= len;
-                    continue;
+        if (dst && !in_place) {
+            /* The common commands, in a loop of their own while the output
+             * and the input are clear of both ends and of the marks above
+             * (so nothing there needs a test per command): a 0 0 nnn run
+             * the register holds, or a copy of up to 32 bytes from at
+             * least as many above (so its bytes come from output already
+             * final). Either is one 32-byte store ending at pos of 32
+             * bytes read first from off above: a copy's, or for a run
+             * those BK_RUN_FROM above with the run over their top 8
+             * (output written long ago: a load that straddles recent
+             * stores waits for them, and a page first touched by a read
+             * would fault twice). The bytes below the command land in
+             * output not decoded yet (it is written over later), never
+             * below dst. Each command is decoded by its shape, with no
+             * branch on its kind. The loop stops at a mark (the checks
+             * above come first) or at a command it does not take, which
+             * goes the long way below, as does every error. */
+            size_t pos_floor = mark > 32 ? mark : 32;
+            size_t next_floor = ld && in_mark > 8 ? in_mark : 8;
+            size_t from = pos;
+            bool other = false; /* stopped at a command not taken here */
+            while (pos > pos_floor && next >= next_floor) {
+                BK_LOAD();
+                const bk_head_shape *h = &head_shapes[bits >> 61];
+                unsigned len = h->len_base + (unsigned)((bits >> h->len_shift) & h->len_mask);
+                unsigned off = h->off_base + (unsigned)((bits >> h->off_shift) & h->off_mask);
+                unsigned total = command_bits[bits >> 59];
+                bool fast = (len <= 32) & (total <= count) & (off >= len) & (off <= dst_len - pos);
+                if (TROWEL_UNLIKELY(!fast)) {
+                    other = true;
+                    break;
                 }
+                uint8_t *d = dst + pos - 32;
+                uint8_t low[16];
+                uint64_t lo, hi, keep = (uint64_t)h->literal - 1;
+                memcpy(low, d + off, 16);
+                memcpy(&lo, d + off + 16, 8);
+                memcpy(&hi, d + off + 24, 8);
+                hi = (hi & keep) | (le64_bytes(bits << h->used) & ~keep);
+                memcpy(d, low, 16);
+                memcpy(d + 16, &lo, 8);
+                memcpy(d + 24, &hi, 8);
+                bits <<= total;
+                count -= total;
+                pos -= len;
             }
-            head_left = BK_LEFT();
-            bits >>= h->used;
+            if (pos != from && !other)
+                continue; /* at a mark */
+        }
+        unsigned len = 0, off = 0;
+        bool literal;
+        uint64_t run; /* the register from the bit after the head */
+        BK_REFILL();
+        uint64_t head_left = BK_LEFT(); /* for BK_WHERE */
+        if (TROWEL_LIKELY(count >= 23)) {
+            /* The longest command head (23 bits) is loaded, so it is
+             * decoded straight from the register, by its shape. */
+            const bk_head_shape *h = &head_shapes[bits >> 61];
+            len = h->len_base + (unsigned)((bits >> h->len_shift) & h->len_mask);
+            off = h->off_base + (unsigned)((bits >> h->off_shift) & h->off_mask);
+            literal = h->literal;
+            run = bits << h->used;
+            bits <<= h->used;
             count -= h->used;
         } else {
             /* Near the end of the input: field by field, each checked. */
-            head_left = BK_LEFT();
-            bk_bits t = {src, next, bits, count};
+            bk_bits t = {src, next, bits, count, flipped};
             bk_head h = bk_slow_head(&t);
             next = t.next;
             bits = t.bits;
@@ -692,7 +766,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             len = h.len;
             off = h.off;
             literal = h.literal;
-            run = bit_reverse64(bits);
+            run = bits;
         }
         if (len > pos)
             return trowel_fail(ctx, TROWEL_ERR_CORRUPT, BK_WHERE(),
@@ -701,26 +775,26 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                                literal ? "literal run" : "copy", len, pos);
         if (literal) {
             if (TROWEL_LIKELY(dst && !in_place && pos - len >= 8 && 8 * len <= count)) {
-                /* A short run the register holds (most are): it is
-                 * already reversed with the head, top byte first, so one
-                 * 8-byte store writes it; the bytes below the run land in
+                /* A short run the register holds (most are): its bytes
+                 * are at the register's top in output order, top byte
+                 * first, so one 8-byte store writes it; the bytes below the run land in
                  * output not decoded yet (it is written over later),
                  * never below dst. len <= 7, as count <= 63. */
                 store_le64(dst + pos - 8, run);
-                bits >>= 8 * len;
+                bits <<= 8 * len;
                 count -= 8 * len;
                 pos -= len;
                 continue;
             }
             if (TROWEL_LIKELY(dst && !in_place && pos - len >= 8 && next >= len + 16)) {
                 /* Longer: up to 7 bytes a step, each stored as above
-                 * from the register topped up and reversed. The steps
+                 * from the register topped up. The steps
                  * load at most len + 8 bytes, so each finds 8 left. */
                 do {
                     BK_LOAD();
                     unsigned take = len < 7 ? len : 7;
-                    store_le64(dst + pos - 8, bit_reverse64(bits));
-                    bits >>= 8 * take;
+                    store_le64(dst + pos - 8, bits);
+                    bits <<= 8 * take;
                     count -= 8 * take;
                     pos -= take;
                     len -= take;
@@ -739,19 +813,19 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                 unsigned take = count / 8 < len ? count / 8 : len;
                 len -= take;
                 if (dst && !in_place && take >= 4 && pos >= 8) {
-                    /* Four or more at once: the register reversed holds
-                     * them in output order, top byte first. The bytes
+                    /* Four or more at once: the register holds them in
+                     * output order, top byte first. The bytes
                      * below the run land in output not decoded yet (it
                      * is written over later), never below dst. */
-                    store_le64(dst + pos - 8, bit_reverse64(bits));
-                    bits = take == 8 ? 0 : bits >> 8 * take;
+                    store_le64(dst + pos - 8, bits);
+                    bits = take == 8 ? 0 : bits << 8 * take;
                     count -= 8 * take;
                     pos -= take;
                     continue;
                 }
                 while (take--) {
-                    uint8_t v = rev8[bits & 0xff];
-                    bits >>= 8;
+                    uint8_t v = (uint8_t)(bits >> 56);
+                    bits <<= 8;
                     count -= 8;
                     --pos;
                     BK_CHECK_IN_PLACE(pos);
@@ -815,7 +889,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
 trowel_status trowel_bytekiller_decode_mem(trowel_ctx *ctx, const uint8_t *src, size_t n,
                                            uint64_t base, uint8_t *dst, size_t dst_len)
 {
-    return decode_core(ctx, src, n, base, dst, dst_len, NULL, NULL, NULL);
+    return decode_core(ctx, src, n, base, dst, dst_len, NULL, NULL, NULL, false, 0);
 }
 
 bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t n,
@@ -823,7 +897,7 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
 {
     bool safe = false;
     trowel_error saved = ctx->last_error;
-    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe, NULL, NULL) != TROWEL_OK)
+    if (decode_core(ctx, src, n, 0, NULL, out_len, &safe, NULL, NULL, false, 0) != TROWEL_OK)
         safe = false;
     ctx->last_error = saved;
     return safe;
@@ -911,10 +985,13 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
      * below, the loader, the writer and the page mapper. */
     bool helped = length >= BK_WRITER_MIN && trowel_threads_for(ctx, 2) > 1;
     bool loading = helped && loader_start(ctx, &rest, (size_t)n, &ld);
+    uint32_t xored = 0; /* without a loader: the data words' XOR, flipped here */
     if (loading)
         src = ld.src;
     else if ((s = trowel_reader_load(&rest, &src, &got)) != TROWEL_OK)
         return s;
+    else
+        xored = flip_and_xor(src, got / 4 - 2);
     uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, length ? length : 1);
     if (!dst) {
         if (loading)
@@ -931,10 +1008,11 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
     /* Two calls, so that the one without a loader has its tests compiled
      * out (decode_core is inlined for each constant). */
     if (loading) {
-        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, &ld);
+        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, &ld, true, 0);
         s = loaded_outcome(ctx, &rest, &ld, base, s);
     } else {
-        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, NULL);
+        s = decode_core(ctx, src, got, base, dst, length, NULL, writing ? &wr : NULL, NULL, true,
+                        xored);
     }
     if (prefaulting)
         prefault_stop(&pf);
