@@ -433,6 +433,37 @@ static void writer_stop(bk_writer *wr, bool decoded)
     join_locked_thread(wr->thread, &wr->lock, &wr->more);
 }
 
+#if defined(__linux__) && (defined(MADV_HUGEPAGE) || defined(MADV_POPULATE_WRITE))
+/* The whole pages inside [p, p + length): [*low, *high), maybe empty. */
+static void whole_pages(const uint8_t *p, size_t length, uintptr_t *low, uintptr_t *high)
+{
+    long size = sysconf(_SC_PAGESIZE);
+    uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
+    *low = ((uintptr_t)p + page - 1) / page * page;
+    *high = ((uintptr_t)p + length) / page * page;
+    if (*high < *low)
+        *high = *low;
+}
+#endif
+
+/* A large buffer of the decoder's (the packed stream, the output) asks the
+ * kernel for huge pages: each is written once from end to end, and 2 MiB
+ * pages take the faults of a 68 MB output from about 16,600 to about 35,
+ * with their page-table work. Advice only: with transparent huge pages
+ * off, or none free, the kernel maps small pages as before. */
+static void ask_huge_pages(uint8_t *p, size_t length)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    uintptr_t low, high;
+    whole_pages(p, length, &low, &high);
+    if (high > low)
+        (void)madvise((void *)low, high - low, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)length;
+#endif
+}
+
 /* A thread that has the kernel map the output's pages ahead of the
  * decoder, from the top down a piece at a time: the decoder's first write
  * to each page would otherwise stop it for the fault (about a sixth of
@@ -452,10 +483,8 @@ typedef struct bk_prefault {
 static void *prefault_run(void *arg)
 {
     bk_prefault *pf = arg;
-    long size = sysconf(_SC_PAGESIZE);
-    uintptr_t page = size > 0 ? (uintptr_t)size : 4096;
-    uintptr_t low = ((uintptr_t)pf->dst + page - 1) / page * page;
-    uintptr_t high = ((uintptr_t)pf->dst + pf->length) / page * page;
+    uintptr_t low, high;
+    whole_pages(pf->dst, pf->length, &low, &high);
     while (high > low && !atomic_load_explicit(&pf->stop, memory_order_relaxed)) {
         uintptr_t from = high - low > BK_WRITER_PIECE ? high - BK_WRITER_PIECE : low;
         if (madvise((void *)from, high - from, MADV_POPULATE_WRITE) != 0)
@@ -577,6 +606,7 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
         return false;
     }
     ld->n = ld->from = n;
+    ask_huge_pages(ld->src, n);
     if (start_locked_thread(&ld->thread, &ld->lock, &ld->more, loader_run, ld))
         return true;
     trowel_mem_free(ctx, ld->src);
@@ -1003,6 +1033,8 @@ trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64
      * thread: writing it after would take about as long again. */
     bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
     bool writing = helped && trowel_sink_takes_positional(out) && writer_start(&wr);
+    if (helped)
+        ask_huge_pages(dst, length);
     bk_prefault pf = {.dst = dst, .length = length};
     bool prefaulting = helped && prefault_start(&pf);
     /* Two calls, so that the one without a loader has its tests compiled
