@@ -49,6 +49,12 @@ bool trowel_bytekiller_in_place_safe(trowel_ctx *ctx, const uint8_t *src, size_t
 trowel_status trowel_bytekiller_decode(trowel_ctx *ctx, trowel_reader *r, uint64_t expected_size,
                                        trowel_sink *out);
 
+/* The same with the decoder built for any processor of the architecture,
+ * where trowel_bytekiller_decode may pick a build for the processor it
+ * runs on (BMI2 on x86-64): for tests, which compare the two. */
+trowel_status trowel_bytekiller_decode_portable(trowel_ctx *ctx, trowel_reader *r,
+                                                uint64_t expected_size, trowel_sink *out);
+
 /* Packs data[0..size) with an optimal parse over the exact bit costs of the
  * six commands. *out (trowel_mem_alloc, free with trowel_mem_free) receives
  * *out_len bytes. Deterministic: the same input always gives the same bytes.

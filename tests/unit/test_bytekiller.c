@@ -382,6 +382,124 @@ static void test_bytekiller_large_output_is_written_while_decoding(void)
     buf_free(&t);
 }
 
+/* ------------------------------------------------------ decoder builds */
+
+/* What one decode gave: status, message, offset and bytes. */
+typedef struct decode_outcome {
+    trowel_status s;
+    char message[sizeof(((trowel_error *)NULL)->message)];
+    uint64_t offset;
+    buf out;
+} decode_outcome;
+
+/* Decodes the stream in memory (path NULL) or in the file at path, with
+ * the decoder built for this processor or the portable one. */
+static decode_outcome decode_build(const uint8_t *src, size_t n, const char *path, bool portable)
+{
+    decode_outcome o = {TROWEL_OK, "", 0, {NULL, 0}};
+    trowel_ctx *ctx = new_ctx();
+    trowel_ctx_set_threads(ctx, 2);
+    trowel_input *in;
+    trowel_sink *sink;
+    o.s = path ? trowel_input_open_file(ctx, path, &in)
+               : trowel_input_open_memory(ctx, src, n, "stream", &in);
+    if (o.s == TROWEL_OK && trowel_sink_open_memory(ctx, &sink) != TROWEL_OK) {
+        trowel_input_close(in);
+        o.s = TROWEL_ERR_NOMEM;
+    }
+    if (o.s != TROWEL_OK) {
+        fprintf(stderr, "  cannot set up the decode\n");
+        test_failures_in_current++;
+        trowel_ctx_free(ctx);
+        return o;
+    }
+    trowel_reader r;
+    trowel_reader_init(&r, ctx, in);
+    o.s = portable ? trowel_bytekiller_decode_portable(ctx, &r, TROWEL_SIZE_UNKNOWN, sink)
+                   : trowel_bytekiller_decode(ctx, &r, TROWEL_SIZE_UNKNOWN, sink);
+    const trowel_error *e = trowel_ctx_last_error(ctx);
+    snprintf(o.message, sizeof o.message, "%s", o.s == TROWEL_OK ? "" : e->message);
+    o.offset = o.s == TROWEL_OK ? 0 : e->offset;
+    size_t len;
+    const uint8_t *d = trowel_sink_data(sink, &len);
+    o.out.data = malloc(len ? len : 1);
+    if (len)
+        memcpy(o.out.data, d, len);
+    o.out.len = len;
+    trowel_sink_discard(sink);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+    return o;
+}
+
+/* Both builds of the decoder on one stream, in memory and from a file. */
+static void check_builds_agree(const uint8_t *src, size_t n, const char *dir, const char *what)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/STREAM", dir);
+    write_file(path, src, n);
+    for (int from_file = 0; from_file <= 1; from_file++) {
+        decode_outcome a = decode_build(src, n, from_file ? path : NULL, false);
+        decode_outcome b = decode_build(src, n, from_file ? path : NULL, true);
+        bool same = a.s == b.s && strcmp(a.message, b.message) == 0 && a.offset == b.offset &&
+                    a.out.len == b.out.len && memcmp(a.out.data, b.out.data, a.out.len) == 0;
+        if (!same) {
+            fprintf(stderr, "  %s (%s): %d \"%s\" at %llu, portable %d \"%s\" at %llu\n", what,
+                    from_file ? "file" : "memory", a.s, a.message, (unsigned long long)a.offset,
+                    b.s, b.message, (unsigned long long)b.offset);
+            test_failures_in_current++;
+        }
+        buf_free(&a.out);
+        buf_free(&b.out);
+    }
+}
+
+/* trowel_bytekiller_decode may run a build of the decoder made for the
+ * processor (BMI2 on x86-64); the portable build must agree with it on
+ * every outcome: sound streams, a large one (the loader, prefault and
+ * writer threads), and damaged copies the decoder or the checksum
+ * refuses. */
+static void test_bytekiller_decoder_builds_agree(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = new_ctx();
+    static const size_t sizes[] = {100000, 9 * 1024 * 1024 + 4321};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        buf t = make_mixed(sizes[k]);
+        buf p;
+        REQUIRE(encode(ctx, t.data, t.len, &p));
+        check_builds_agree(p.data, p.len, dir, "sound");
+        for (unsigned seed = 1; seed <= 6; seed++) {
+            /* Bits flipped where decoding starts (the last data words),
+             * the checksum made to match or not. */
+            uint8_t *bad = malloc(p.len);
+            REQUIRE(bad != NULL);
+            memcpy(bad, p.data, p.len);
+            uint64_t x = seed * 0x9E3779B97F4A7C15u;
+            for (unsigned i = 0; i < 3; i++) {
+                x ^= x >> 29;
+                x *= 0xBF58476D1CE4E5B9u;
+                bad[p.len - 9 - (size_t)(x >> 40) % (p.len < 4009 ? p.len - 9 : 4000)] ^=
+                    (uint8_t)(1u << (x & 7));
+            }
+            if (seed % 3 != 0) {
+                uint32_t sum = 0;
+                for (size_t i = 0; i + 8 < p.len; i += 4)
+                    sum ^= (uint32_t)bad[i] << 24 | (uint32_t)bad[i + 1] << 16 |
+                           (uint32_t)bad[i + 2] << 8 | bad[i + 3];
+                trowel_put_be32(bad + p.len - 8, sum);
+            }
+            check_builds_agree(bad, p.len, dir, "damaged");
+            free(bad);
+        }
+        buf_free(&p);
+        buf_free(&t);
+    }
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
 /* ------------------------------------------------------------ hostile */
 
 static void test_bytekiller_rejects_bad_checksum(void)
@@ -716,6 +834,7 @@ TEST_MAIN(TEST(test_bytekiller_decodes_hand_built_streams),
           TEST(test_bytekiller_round_trips), TEST(test_bytekiller_round_trips_across_segments),
           TEST(test_bytekiller_output_does_not_depend_on_threads),
           TEST(test_bytekiller_large_output_is_written_while_decoding),
+          TEST(test_bytekiller_decoder_builds_agree),
           TEST(test_bytekiller_random_data_barely_grows),
           TEST(test_bytekiller_meets_size_targets), TEST(test_bytekiller_rejects_bad_checksum),
           TEST(test_bytekiller_rejects_length_mismatch),
