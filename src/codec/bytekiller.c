@@ -47,7 +47,8 @@
  * from its end down, flips it and works out its checksum (bk_loader; the
  * checksum's verdict still comes before the decoder's), one has the kernel
  * map the output's pages ahead of the decoder (bk_prefault), one writes the
- * finished output (bk_writer).
+ * finished output (bk_writer), which then needs to be in memory only a
+ * window at a time.
  *
  * Encoder: bytekiller_encode.c; what both halves share:
  * bytekiller_int.h.
@@ -344,22 +345,40 @@ static size_t words_unloaded(uint64_t left)
 /* A thread that writes the decoded output while the rest is decoded. The
  * decoder finishes the output from the end down, so what lies above its
  * position is final: it publishes that position now and then, and the
- * writer writes what is new at its place in the file (a positional sink). */
+ * writer writes what is new at its place in the file (a positional sink).
+ * The output then never needs to be in memory whole: the decoder works in
+ * a window of BK_WINDOW bytes of it, and a copy reaches at most 4,095
+ * bytes above the byte it writes. When the decoder nears the window's
+ * bottom, it waits for the writer to have written everything above its
+ * position, keeps the BK_KEEP bytes above it that it may still read, and
+ * moves the window down under them (window_slide). */
 typedef struct bk_writer {
     trowel_sink *out;
-    const uint8_t *dst;
-    size_t length;
+    uint8_t *win;   /* the window: output [lo, lo + win_len) */
+    size_t win_len;
+    size_t length;  /* of the whole output */
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t more;
-    size_t ready;   /* dst[ready, length) is final (under lock) */
+    pthread_cond_t more; /* the decoder to the writer and back: broadcast */
+    size_t lo;      /* where the window lies (under lock) */
+    size_t ready;   /* output [ready, length) is final (under lock) */
+    size_t written; /* output [written, length) is in the file (under lock) */
     bool finished;  /* decoding succeeded: ready is 0 (under lock) */
     bool abandon;   /* decoding failed: stop (under lock) */
+    bool failed;    /* the writer stopped at an error (under lock) */
     int err;        /* the writer's errno, read after the join */
 } bk_writer;
 
 enum { BK_WRITER_PIECE = 1 << 20 }; /* publish every MiB */
 #define BK_WRITER_MIN ((size_t)8 << 20) /* smaller outputs are written at the end */
+#define BK_WINDOW ((size_t)8 << 20)     /* the output in memory while a writer writes it */
+/* The bytes above its position the decoder may still read: a copy's offset
+ * (at most 4,095, or BK_RUN_FROM for a literal run's 32-byte step) and its
+ * length. */
+enum { BK_KEEP = 8192 };
+/* The room the decoder needs below its position for one command: a run of
+ * 264 bytes or a copy of 256, and the bytes a step may write below them. */
+enum { BK_SLIDE_AT = 512 };
 
 static void writer_publish(bk_writer *wr, size_t ready, bool finished, bool abandon)
 {
@@ -367,32 +386,67 @@ static void writer_publish(bk_writer *wr, size_t ready, bool finished, bool aban
     wr->ready = ready;
     wr->finished = finished;
     wr->abandon = abandon;
-    pthread_cond_signal(&wr->more);
+    pthread_cond_broadcast(&wr->more);
     pthread_mutex_unlock(&wr->lock);
 }
 
 static void *writer_run(void *arg)
 {
     bk_writer *wr = arg;
-    size_t done = wr->length; /* dst[done, length) is written */
+    size_t done = wr->length; /* output [done, length) is written */
     for (;;) {
         pthread_mutex_lock(&wr->lock);
         while (wr->ready == done && !wr->finished && !wr->abandon)
             pthread_cond_wait(&wr->more, &wr->lock);
-        size_t ready = wr->ready;
+        size_t ready = wr->ready, lo = wr->lo;
         bool finished = wr->finished, abandon = wr->abandon;
         pthread_mutex_unlock(&wr->lock);
         if (abandon)
             return NULL;
         if (ready < done) {
-            wr->err = trowel_sink_pwrite(wr->out, ready, wr->dst + ready, done - ready);
+            wr->err = trowel_sink_pwrite(wr->out, ready, wr->win + (ready - lo), done - ready);
+            done = ready;
+            pthread_mutex_lock(&wr->lock);
+            wr->written = done;
+            wr->failed = wr->err != 0;
+            pthread_cond_broadcast(&wr->more);
+            pthread_mutex_unlock(&wr->lock);
             if (wr->err)
                 return NULL;
-            done = ready;
         }
         if (finished && done == 0)
             return NULL;
     }
+}
+
+/* The decoder at pos is near the bottom of the window at lo: publishes pos,
+ * waits until the writer has written everything above it (or has stopped
+ * at an error, which it reports at the end: the output is lost anyway),
+ * keeps the bytes above pos the decoder may still read, and puts the window
+ * down under them. Returns where it now lies. */
+static size_t window_slide(bk_writer *wr, size_t pos, size_t lo)
+{
+    pthread_mutex_lock(&wr->lock);
+    wr->ready = pos;
+    pthread_cond_broadcast(&wr->more);
+    while (wr->written > pos && !wr->failed)
+        pthread_cond_wait(&wr->more, &wr->lock);
+    size_t keep = wr->length - pos < BK_KEEP ? wr->length - pos : BK_KEEP;
+    size_t to = pos + keep > wr->win_len ? pos + keep - wr->win_len : 0;
+    memmove(wr->win + (pos - to), wr->win + (pos - lo), keep);
+    wr->lo = to;
+    pthread_mutex_unlock(&wr->lock);
+    return to;
+}
+
+/* Where the decoder at pos, its window at lo, next has the writer's
+ * attention: a piece further down, or the window's bottom (lo 0: the
+ * output's start, which needs no move). Below pos. */
+static size_t writer_mark(size_t pos, size_t lo)
+{
+    size_t piece = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
+    size_t bottom = lo > 0 ? lo + BK_SLIDE_AT : 0; /* below pos: see window_slide's caller */
+    return piece > bottom ? piece : bottom;
 }
 
 /* Starts wr's thread; false (nothing to undo) if it cannot. */
@@ -458,6 +512,22 @@ static void ask_huge_pages(uint8_t *p, size_t length)
     whole_pages(p, length, &low, &high);
     if (high > low)
         (void)madvise((void *)low, high - low, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)length;
+#endif
+}
+
+/* Takes ask_huge_pages's advice back before the buffer is freed: the
+ * allocator may keep its pages for later, small allocations, which should
+ * not get huge pages (or wait for the kernel to find them) from it. */
+static void drop_huge_pages(uint8_t *p, size_t length)
+{
+#if defined(__linux__) && defined(MADV_NOHUGEPAGE)
+    uintptr_t low, high;
+    whole_pages(p, length, &low, &high);
+    if (high > low)
+        (void)madvise((void *)low, high - low, MADV_NOHUGEPAGE);
 #else
     (void)p;
     (void)length;
@@ -546,8 +616,13 @@ typedef struct bk_loader {
 } bk_loader;
 
 enum { BK_LOAD_PIECE = 1 << 20 };
+/* Pieces keep the stream's 4-byte words whole (loader_run flips and XORs
+ * whole words), and the first holds the checksum and length. */
+_Static_assert(BK_LOAD_PIECE % 4 == 0 && BK_LOAD_PIECE >= 8, "loader pieces hold whole words");
 /* The bytes below the cursor one command may read: a head and a run of 264
- * bytes, and the 8-byte loads around them. */
+ * bytes, and the 8-byte loads around them (the fast loop in decode_core may
+ * leave the cursor up to 7 bytes below the loader's mark before the long
+ * way takes a command without waiting: still well inside). */
 enum { BK_LOAD_MARGIN = 512 };
 
 static void *loader_run(void *arg)
@@ -609,6 +684,7 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
     ask_huge_pages(ld->src, n);
     if (start_locked_thread(&ld->thread, &ld->lock, &ld->more, loader_run, ld))
         return true;
+    drop_huge_pages(ld->src, n);
     trowel_mem_free(ctx, ld->src);
     return false;
 }
@@ -710,33 +786,42 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             *in_place = false;                                                                     \
     } while (0)
 
-    size_t pos = dst_len; /* dst[pos..] is written */
-    /* Publish to the writer once pos is at or below mark (never without one). */
-    size_t mark = wr && dst_len > BK_WRITER_PIECE ? dst_len - BK_WRITER_PIECE : 0;
+    size_t pos = dst_len; /* output [pos, dst_len) is written */
+    /* Output byte p is AT(p): dst holds output [win_lo, ...), all of it without
+     * a writer, else the writer's window (see bk_writer). */
+    size_t win_lo = wr ? wr->lo : 0;
+#define AT(p) (dst + ((p) - win_lo))
+    /* With a writer, once pos is at or below mark: publish pos, or move the
+     * window down when pos nears its bottom (never without a writer). */
+    size_t mark = wr ? writer_mark(pos, win_lo) : 0;
     while (pos > 0) {
         if (TROWEL_UNLIKELY(pos <= mark)) {
-            writer_publish(wr, pos, false, false);
-            mark = pos > BK_WRITER_PIECE ? pos - BK_WRITER_PIECE : 0;
+            if (win_lo > 0 && pos <= win_lo + BK_SLIDE_AT)
+                win_lo = window_slide(wr, pos, win_lo);
+            else
+                writer_publish(wr, pos, false, false);
+            mark = writer_mark(pos, win_lo);
         }
         if (ld && TROWEL_UNLIKELY(next < in_mark) && !loader_wait(ld, next, &in_mark))
             return TROWEL_ERR_IO;
         if (dst && !in_place) {
             /* The common commands, in a loop of their own while the output
              * and the input are clear of both ends and of the marks above
-             * (so nothing there needs a test per command): a 0 0 nnn run
-             * the register holds, or a copy of up to 32 bytes from at
-             * least as many above (so its bytes come from output already
-             * final). Either is one 32-byte store ending at pos of 32
-             * bytes read first from off above: a copy's, or for a run
+             * (so it tests two floors a command, not each mark and end): a
+             * 0 0 nnn run the register holds, or a copy of up to 32 bytes
+             * from at least as many above (so its bytes come from output
+             * already final). Either is one 32-byte store ending at pos of
+             * 32 bytes read first from off above: a copy's, or for a run
              * those BK_RUN_FROM above with the run over their top 8
              * (output written long ago: a load that straddles recent
              * stores waits for them, and a page first touched by a read
              * would fault twice). The bytes below the command land in
              * output not decoded yet (it is written over later), never
-             * below dst. Each command is decoded by its shape, with no
-             * branch on its kind. The loop stops at a mark (the checks
-             * above come first) or at a command it does not take, which
-             * goes the long way below, as does every error. */
+             * below dst (the window's bottom is a mark). Each command is
+             * decoded by its shape, with no branch on its kind. The loop
+             * stops at a mark (the checks above come first) or at a
+             * command it does not take, which goes the long way below, as
+             * does every error. */
             size_t pos_floor = mark > 32 ? mark : 32;
             size_t next_floor = ld && in_mark > 8 ? in_mark : 8;
             size_t from = pos;
@@ -752,7 +837,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                     other = true;
                     break;
                 }
-                uint8_t *d = dst + pos - 32;
+                uint8_t *d = AT(pos) - 32;
                 uint8_t low[16];
                 uint64_t lo, hi, keep = (uint64_t)h->literal - 1;
                 memcpy(low, d + off, 16);
@@ -810,7 +895,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                  * first, so one 8-byte store writes it; the bytes below the run land in
                  * output not decoded yet (it is written over later),
                  * never below dst. len <= 7, as count <= 63. */
-                store_le64(dst + pos - 8, run);
+                store_le64(AT(pos) - 8, run);
                 bits <<= 8 * len;
                 count -= 8 * len;
                 pos -= len;
@@ -823,7 +908,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                 do {
                     BK_LOAD();
                     unsigned take = len < 7 ? len : 7;
-                    store_le64(dst + pos - 8, bits);
+                    store_le64(AT(pos) - 8, bits);
                     bits <<= 8 * take;
                     count -= 8 * take;
                     pos -= take;
@@ -847,7 +932,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                      * output order, top byte first. The bytes
                      * below the run land in output not decoded yet (it
                      * is written over later), never below dst. */
-                    store_le64(dst + pos - 8, bits);
+                    store_le64(AT(pos) - 8, bits);
                     bits = take == 8 ? 0 : bits << 8 * take;
                     count -= 8 * take;
                     pos -= take;
@@ -860,7 +945,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                     --pos;
                     BK_CHECK_IN_PLACE(pos);
                     if (dst)
-                        dst[pos] = v;
+                        *AT(pos) = v;
                 }
             }
             continue;
@@ -883,7 +968,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
              * earlier chunk is already final, as byte by byte. The last
              * chunk may write up to 15 bytes below pos, into output not
              * decoded yet (it will be overwritten), never below dst. */
-            uint8_t *d = dst + pos + len;
+            uint8_t *d = AT(pos) + len;
             size_t t = len;
             do {
                 uint8_t chunk[16];
@@ -893,13 +978,14 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                 t = t > 16 ? t - 16 : 0;
             } while (t > 0);
         } else if (off >= len) {
-            memcpy(dst + pos, dst + pos + off, len);
+            memcpy(AT(pos), AT(pos) + off, len);
         } else if (off == 1) {
-            memset(dst + pos, dst[pos + len], len); /* a run of one byte */
+            memset(AT(pos), AT(pos)[len], len); /* a run of one byte */
         } else {
             /* Overlapping: the copy repeats with period off, top down. */
-            for (size_t i = pos + len; i-- > pos;)
-                dst[i] = dst[i + off];
+            uint8_t *d = AT(pos);
+            for (size_t i = len; i-- > 0;)
+                d[i] = d[i + off];
         }
     }
     uint64_t left = BK_LEFT();
@@ -910,6 +996,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
                            (unsigned long long)(left / 32));
     return TROWEL_OK;
 #undef BK_REFILL
+#undef AT
 #undef BK_WHERE
 #undef BK_LEFT
 #undef BK_USED
@@ -1075,20 +1162,34 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         return s;
     else
         xored = flip_and_xor(src, got / 4 - 2);
-    uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, length ? length : 1);
+    /* A large output going to a file is written by a second thread while
+     * it is decoded (writing it after would take about as long again), and
+     * then only a window of it is in memory (see bk_writer). The memory
+     * check above stays the whole output's, so that the outcome is the
+     * same on one thread. */
+    bool windowed = helped && !direct && trowel_sink_takes_positional(out);
+    size_t room = windowed && length > BK_WINDOW ? BK_WINDOW : length;
+    uint8_t *dst = direct ? direct : trowel_mem_alloc(ctx, room ? room : 1);
+    bk_writer wr = {.out = out, .win = dst, .win_len = room, .length = length,
+                    .lo = length - room, .ready = length, .written = length};
+    bool writing = dst && windowed && writer_start(&wr);
+    if (dst && windowed && !writing && room < length) { /* no thread: the whole output */
+        trowel_mem_free(ctx, dst);
+        dst = trowel_mem_alloc(ctx, length);
+        room = length;
+    }
     if (!dst) {
-        if (loading)
+        if (loading) {
             (void)loader_join(&ld);
+            drop_huge_pages(src, got);
+        }
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
     }
-    /* A large output goes to a file while it is decoded, by a second
-     * thread: writing it after would take about as long again. */
-    bk_writer wr = {.out = out, .dst = dst, .length = length, .ready = length};
-    bool writing = helped && trowel_sink_takes_positional(out) && writer_start(&wr);
-    if (helped)
-        ask_huge_pages(dst, length);
-    bk_prefault pf = {.dst = dst, .length = length};
+    bool own_huge = helped && !direct; /* huge pages asked for dst (and undone) */
+    if (own_huge)
+        ask_huge_pages(dst, room);
+    bk_prefault pf = {.dst = dst, .length = room};
     bool prefaulting = helped && prefault_start(&pf);
     s = decode_owned_here(ctx, src, got, base, dst, length, writing ? &wr : NULL,
                           loading ? &ld : NULL, xored, portable);
@@ -1096,6 +1197,8 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         s = loaded_outcome(ctx, &rest, &ld, base, s);
     if (prefaulting)
         prefault_stop(&pf);
+    if (loading)
+        drop_huge_pages(src, got);
     trowel_mem_free(ctx, src);
     trowel_progress(ctx, length, length);
     if (writing) {
@@ -1109,6 +1212,8 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
     } else if (s == TROWEL_OK && length) {
         s = trowel_sink_write(out, dst, length);
     }
+    if (own_huge)
+        drop_huge_pages(dst, room);
     trowel_mem_free(ctx, dst);
     return s;
 }

@@ -382,6 +382,39 @@ static void test_bytekiller_large_output_is_written_while_decoding(void)
     buf_free(&t);
 }
 
+/* Decoded to a file by a second thread, the output is in memory only a
+ * window at a time (8 MiB); each time the window moves down it must keep
+ * the bytes above the decoder that copies still read. Here every copy
+ * reaches 4,000 bytes up (a 4,000-byte block repeated, one byte changed in
+ * each), over 20 MiB: the window moves twice. */
+static void test_bytekiller_window_keeps_what_copies_read(void)
+{
+    size_t n = 20u << 20, period = 4000;
+    buf t = {malloc(n), n};
+    REQUIRE(t.data != NULL);
+    fill_random(t.data, period, 7);
+    for (size_t i = period; i < n; i++)
+        t.data[i] = t.data[i - period] ^ (i % period == (i / period * 7) % period ? 0xff : 0);
+    trowel_ctx *ctx = new_ctx();
+    buf p;
+    REQUIRE(encode(ctx, t.data, t.len, &p));
+    trowel_ctx_free(ctx);
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char out[256];
+    snprintf(out, sizeof out, "%s/OUT", dir);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        CHECK(decode_to_file(p.data, p.len, threads, dir) == TROWEL_OK);
+        bytes back = read_file(out);
+        CHECK(back.size == n && back.data && memcmp(back.data, t.data, n) == 0);
+        free(back.data);
+        remove(out);
+    }
+    remove_tree(dir);
+    buf_free(&p);
+    buf_free(&t);
+}
+
 /* ------------------------------------------------------ decoder builds */
 
 /* What one decode gave: status, message, offset and bytes. */
@@ -834,6 +867,7 @@ TEST_MAIN(TEST(test_bytekiller_decodes_hand_built_streams),
           TEST(test_bytekiller_round_trips), TEST(test_bytekiller_round_trips_across_segments),
           TEST(test_bytekiller_output_does_not_depend_on_threads),
           TEST(test_bytekiller_large_output_is_written_while_decoding),
+          TEST(test_bytekiller_window_keeps_what_copies_read),
           TEST(test_bytekiller_decoder_builds_agree),
           TEST(test_bytekiller_random_data_barely_grows),
           TEST(test_bytekiller_meets_size_targets), TEST(test_bytekiller_rejects_bad_checksum),
