@@ -500,37 +500,25 @@ static void whole_pages(const uint8_t *p, size_t length, uintptr_t *low, uintptr
 }
 #endif
 
-/* A large buffer of the decoder's (the packed stream, the output) asks the
- * kernel for huge pages: each is written once from end to end, and 2 MiB
- * pages take the faults of a 68 MB output from about 16,600 to about 35,
- * with their page-table work. Advice only: with transparent huge pages
- * off, or none free, the kernel maps small pages as before. */
-static void ask_huge_pages(uint8_t *p, size_t length)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    uintptr_t low, high;
-    whole_pages(p, length, &low, &high);
-    if (high > low)
-        (void)madvise((void *)low, high - low, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)length;
-#endif
-}
-
-/* Takes ask_huge_pages's advice back before the buffer is freed: the
+/* A large buffer of the decoder's own (the packed stream, the output or
+ * its window) asks the kernel for huge pages (want): each is written once
+ * from end to end, and 2 MiB pages take the faults of a 68 MB output from
+ * about 16,600 to about 35, with their page-table work. Advice only: with
+ * transparent huge pages off, or none free, the kernel maps small pages as
+ * before. The advice is taken back (!want) before the buffer is freed: the
  * allocator may keep its pages for later, small allocations, which should
  * not get huge pages (or wait for the kernel to find them) from it. */
-static void drop_huge_pages(uint8_t *p, size_t length)
+static void advise_huge_pages(uint8_t *p, size_t length, bool want)
 {
-#if defined(__linux__) && defined(MADV_NOHUGEPAGE)
+#if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
     uintptr_t low, high;
     whole_pages(p, length, &low, &high);
     if (high > low)
-        (void)madvise((void *)low, high - low, MADV_NOHUGEPAGE);
+        (void)madvise((void *)low, high - low, want ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 #else
     (void)p;
     (void)length;
+    (void)want;
 #endif
 }
 
@@ -681,10 +669,10 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
         return false;
     }
     ld->n = ld->from = n;
-    ask_huge_pages(ld->src, n);
+    advise_huge_pages(ld->src, n, true);
     if (start_locked_thread(&ld->thread, &ld->lock, &ld->more, loader_run, ld))
         return true;
-    drop_huge_pages(ld->src, n);
+    advise_huge_pages(ld->src, n, false);
     trowel_mem_free(ctx, ld->src);
     return false;
 }
@@ -1181,14 +1169,14 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
     if (!dst) {
         if (loading) {
             (void)loader_join(&ld);
-            drop_huge_pages(src, got);
+            advise_huge_pages(src, got, false);
         }
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
     }
     bool own_huge = helped && !direct; /* huge pages asked for dst (and undone) */
     if (own_huge)
-        ask_huge_pages(dst, room);
+        advise_huge_pages(dst, room, true);
     bk_prefault pf = {.dst = dst, .length = room};
     bool prefaulting = helped && prefault_start(&pf);
     s = decode_owned_here(ctx, src, got, base, dst, length, writing ? &wr : NULL,
@@ -1198,7 +1186,7 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
     if (prefaulting)
         prefault_stop(&pf);
     if (loading)
-        drop_huge_pages(src, got);
+        advise_huge_pages(src, got, false);
     trowel_mem_free(ctx, src);
     trowel_progress(ctx, length, length);
     if (writing) {
@@ -1213,7 +1201,7 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         s = trowel_sink_write(out, dst, length);
     }
     if (own_huge)
-        drop_huge_pages(dst, room);
+        advise_huge_pages(dst, room, false);
     trowel_mem_free(ctx, dst);
     return s;
 }

@@ -340,27 +340,43 @@ static trowel_status decode_to_file(const uint8_t *src, size_t n, unsigned threa
     return s;
 }
 
+/* plain packed on a context of its own. */
+static bool encode_alone(const buf *plain, buf *packed)
+{
+    trowel_ctx *ctx = new_ctx();
+    bool ok = encode(ctx, plain->data, plain->len, packed);
+    trowel_ctx_free(ctx);
+    return ok;
+}
+
+/* packed decodes to plain through a file sink, on one thread and on two
+ * (the writer thread), leaving just that file in dir (removed after). */
+static void check_decodes_to_file(const buf *packed, const buf *plain, const char *dir)
+{
+    char out[256];
+    snprintf(out, sizeof out, "%s/OUT", dir);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        CHECK(decode_to_file(packed->data, packed->len, threads, dir) == TROWEL_OK);
+        bytes back = read_file(out);
+        CHECK(back.size == plain->len && back.data &&
+              memcmp(back.data, plain->data, plain->len) == 0);
+        free(back.data);
+        CHECK(count_dir_entries(dir) == 1);
+        remove(out);
+    }
+}
+
 static void test_bytekiller_large_output_is_written_while_decoding(void)
 {
     /* Over the 8 MiB from which a second thread writes the output at its
      * place in the file as the decoder finishes it, from the end down. */
     size_t n = 9 * 1024 * 1024 + 12345;
     buf t = make_mixed(n);
-    trowel_ctx *ctx = new_ctx();
     buf p;
-    REQUIRE(encode(ctx, t.data, t.len, &p));
-    trowel_ctx_free(ctx);
+    REQUIRE(encode_alone(&t, &p));
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
-    char out[256];
-    snprintf(out, sizeof out, "%s/OUT", dir);
-    for (unsigned threads = 1; threads <= 2; threads++) {
-        CHECK(decode_to_file(p.data, p.len, threads, dir) == TROWEL_OK);
-        bytes back = read_file(out);
-        CHECK(back.size == n && back.data && memcmp(back.data, t.data, n) == 0);
-        free(back.data);
-        CHECK(count_dir_entries(dir) == 1);
-    }
+    check_decodes_to_file(&p, &t, dir);
     /* A stream that runs out near the end of decoding (its words read last
      * removed, the checksum made good): an error, and no file at all, not
      * even the pieces already written. */
@@ -373,7 +389,6 @@ static void test_bytekiller_large_output_is_written_while_decoding(void)
         sum ^= (uint32_t)bad[i] << 24 | (uint32_t)bad[i + 1] << 16 | (uint32_t)bad[i + 2] << 8 |
                bad[i + 3];
     trowel_put_be32(bad + p.len - cut - 8, sum);
-    remove(out);
     CHECK(decode_to_file(bad, p.len - cut, 2, dir) != TROWEL_OK);
     CHECK(count_dir_entries(dir) == 0);
     free(bad);
@@ -395,21 +410,11 @@ static void test_bytekiller_window_keeps_what_copies_read(void)
     fill_random(t.data, period, 7);
     for (size_t i = period; i < n; i++)
         t.data[i] = t.data[i - period] ^ (i % period == (i / period * 7) % period ? 0xff : 0);
-    trowel_ctx *ctx = new_ctx();
     buf p;
-    REQUIRE(encode(ctx, t.data, t.len, &p));
-    trowel_ctx_free(ctx);
+    REQUIRE(encode_alone(&t, &p));
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
-    char out[256];
-    snprintf(out, sizeof out, "%s/OUT", dir);
-    for (unsigned threads = 1; threads <= 2; threads++) {
-        CHECK(decode_to_file(p.data, p.len, threads, dir) == TROWEL_OK);
-        bytes back = read_file(out);
-        CHECK(back.size == n && back.data && memcmp(back.data, t.data, n) == 0);
-        free(back.data);
-        remove(out);
-    }
+    check_decodes_to_file(&p, &t, dir);
     remove_tree(dir);
     buf_free(&p);
     buf_free(&t);
