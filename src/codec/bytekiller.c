@@ -372,9 +372,9 @@ typedef struct bk_writer {
 enum { BK_WRITER_PIECE = 1 << 20 }; /* publish every MiB */
 #define BK_WRITER_MIN ((size_t)8 << 20) /* smaller outputs are written at the end */
 #define BK_WINDOW ((size_t)8 << 20)     /* the output in memory while a writer writes it */
-/* The bytes above its position the decoder may still read: a copy's offset
- * (at most 4,095, or BK_RUN_FROM for a literal run's 32-byte step) and its
- * length. */
+/* The bytes above its position the decoder may still read are at most
+ * BK_RUN_FROM (4,096: a copy's offset is at most 4,095, and a literal run's
+ * 32-byte step reads 4,096 above); twice that is kept. */
 enum { BK_KEEP = 8192 };
 /* The room the decoder needs below its position for one command: a run of
  * 264 bytes or a copy of 256, and the bytes a step may write below them. */
@@ -449,7 +449,6 @@ static size_t writer_mark(size_t pos, size_t lo)
     return piece > bottom ? piece : bottom;
 }
 
-/* Starts wr's thread; false (nothing to undo) if it cannot. */
 /* A helper thread with the lock and condition it shares with the decoder
  * (the writer's, the loader's): all made, or none (false). */
 static bool start_locked_thread(pthread_t *thread, pthread_mutex_t *lock, pthread_cond_t *more,
@@ -505,9 +504,11 @@ static void whole_pages(const uint8_t *p, size_t length, uintptr_t *low, uintptr
  * from end to end, and 2 MiB pages take the faults of a 68 MB output from
  * about 16,600 to about 35, with their page-table work. Advice only: with
  * transparent huge pages off, or none free, the kernel maps small pages as
- * before. The advice is taken back (!want) before the buffer is freed: the
- * allocator may keep its pages for later, small allocations, which should
- * not get huge pages (or wait for the kernel to find them) from it. */
+ * before. Before the buffer is freed the range is marked for small pages
+ * (!want: Linux has no "as by default"; with THP in its usual "madvise"
+ * mode that is the default, with "always" the range then keeps small
+ * pages): the allocator may keep those pages for later, small allocations,
+ * which should not get huge pages (or wait for the kernel to find them). */
 static void advise_huge_pages(uint8_t *p, size_t length, bool want)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
@@ -687,7 +688,9 @@ static bool loader_join(bk_loader *ld)
 /* The decoder. dst NULL: parse only. in_place non-NULL: also tell whether
  * the stream decodes in place, packed bytes at the start of the output
  * buffer: no byte may be written over a data word not yet read. wr
- * non-NULL: publish finished output to it as decoding goes down. flipped:
+ * non-NULL: publish finished output to it as decoding goes down; dst is
+ * then its window (output byte p is AT(p)), dst_len the whole output's
+ * length. flipped:
  * the data words' bytes are flipped (see the top of the file), and the
  * XOR of the words before the flip is in `xored` (ld: the loader flips
  * them and checks the sum after). Always inlined, so that each caller's

@@ -430,9 +430,12 @@ typedef struct decode_outcome {
     buf out;
 } decode_outcome;
 
-/* Decodes the stream in memory (path NULL) or in the file at path, with
- * the decoder built for this processor or the portable one. */
-static decode_outcome decode_build(const uint8_t *src, size_t n, const char *path, bool portable)
+/* Decodes the stream in memory (path NULL) or in the file at path, into
+ * memory (out_path NULL) or into the file at out_path (a large output then
+ * goes through the writer thread's window), with the decoder built for
+ * this processor or the portable one. */
+static decode_outcome decode_build(const uint8_t *src, size_t n, const char *path,
+                                   const char *out_path, bool portable)
 {
     decode_outcome o = {TROWEL_OK, "", 0, {NULL, 0}};
     trowel_ctx *ctx = new_ctx();
@@ -441,9 +444,11 @@ static decode_outcome decode_build(const uint8_t *src, size_t n, const char *pat
     trowel_sink *sink;
     o.s = path ? trowel_input_open_file(ctx, path, &in)
                : trowel_input_open_memory(ctx, src, n, "stream", &in);
-    if (o.s == TROWEL_OK && trowel_sink_open_memory(ctx, &sink) != TROWEL_OK) {
+    if (o.s == TROWEL_OK &&
+        (out_path ? trowel_sink_open_file(ctx, out_path, TROWEL_SINK_OVERWRITE, &sink)
+                  : trowel_sink_open_memory(ctx, &sink)) != TROWEL_OK) {
         trowel_input_close(in);
-        o.s = TROWEL_ERR_NOMEM;
+        o.s = TROWEL_ERR_IO;
     }
     if (o.s != TROWEL_OK) {
         fprintf(stderr, "  cannot set up the decode\n");
@@ -458,33 +463,49 @@ static decode_outcome decode_build(const uint8_t *src, size_t n, const char *pat
     const trowel_error *e = trowel_ctx_last_error(ctx);
     snprintf(o.message, sizeof o.message, "%s", o.s == TROWEL_OK ? "" : e->message);
     o.offset = o.s == TROWEL_OK ? 0 : e->offset;
-    size_t len;
-    const uint8_t *d = trowel_sink_data(sink, &len);
-    o.out.data = malloc(len ? len : 1);
-    if (len)
-        memcpy(o.out.data, d, len);
-    o.out.len = len;
-    trowel_sink_discard(sink);
+    if (out_path) {
+        if (o.s == TROWEL_OK && trowel_sink_finish(sink) == TROWEL_OK) {
+            bytes back = read_file(out_path);
+            o.out.data = back.data;
+            o.out.len = back.size;
+            remove(out_path);
+        } else {
+            trowel_sink_discard(sink);
+        }
+    } else {
+        size_t len;
+        const uint8_t *d = trowel_sink_data(sink, &len);
+        o.out.data = malloc(len ? len : 1);
+        if (len)
+            memcpy(o.out.data, d, len);
+        o.out.len = len;
+        trowel_sink_discard(sink);
+    }
     trowel_input_close(in);
     trowel_ctx_free(ctx);
     return o;
 }
 
-/* Both builds of the decoder on one stream, in memory and from a file. */
+/* Both builds of the decoder on one stream: from memory into memory, from
+ * a file (the loader thread) into memory, from a file into a file (and the
+ * writer thread). */
 static void check_builds_agree(const uint8_t *src, size_t n, const char *dir, const char *what)
 {
-    char path[256];
+    static const char *const ways[] = {"memory to memory", "file to memory", "file to file"};
+    char path[256], out[256];
     snprintf(path, sizeof path, "%s/STREAM", dir);
+    snprintf(out, sizeof out, "%s/OUT", dir);
     write_file(path, src, n);
-    for (int from_file = 0; from_file <= 1; from_file++) {
-        decode_outcome a = decode_build(src, n, from_file ? path : NULL, false);
-        decode_outcome b = decode_build(src, n, from_file ? path : NULL, true);
+    for (int way = 0; way < 3; way++) {
+        const char *in_path = way > 0 ? path : NULL, *out_path = way == 2 ? out : NULL;
+        decode_outcome a = decode_build(src, n, in_path, out_path, false);
+        decode_outcome b = decode_build(src, n, in_path, out_path, true);
         bool same = a.s == b.s && strcmp(a.message, b.message) == 0 && a.offset == b.offset &&
                     a.out.len == b.out.len && memcmp(a.out.data, b.out.data, a.out.len) == 0;
         if (!same) {
             fprintf(stderr, "  %s (%s): %d \"%s\" at %llu, portable %d \"%s\" at %llu\n", what,
-                    from_file ? "file" : "memory", a.s, a.message, (unsigned long long)a.offset,
-                    b.s, b.message, (unsigned long long)b.offset);
+                    ways[way], a.s, a.message, (unsigned long long)a.offset, b.s, b.message,
+                    (unsigned long long)b.offset);
             test_failures_in_current++;
         }
         buf_free(&a.out);
