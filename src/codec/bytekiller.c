@@ -499,10 +499,10 @@ static void whole_pages(const uint8_t *p, size_t length, uintptr_t *low, uintptr
 }
 #endif
 
-/* A large buffer of the decoder's own (the packed stream, the output or
- * its window) asks the kernel for huge pages (want): each is written once
- * from end to end, and 2 MiB pages take the faults of a 68 MB output from
- * about 16,600 to about 35, with their page-table work. Advice only: with
+/* A large buffer of the decoder's own (the packed stream, the output's
+ * window) asks the kernel for huge pages (want): each is written from end
+ * to end, and 2 MiB pages take a 29 MB stream's faults from about 7,200 to
+ * about 15, with their page-table work. Advice only: with
  * transparent huge pages off, or none free, the kernel maps small pages as
  * before. Before the buffer is freed the range is marked for small pages
  * (!want: Linux has no "as by default"; with THP in its usual "madvise"
@@ -1177,7 +1177,12 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         trowel_mem_free(ctx, src);
         return ctx->last_error.status;
     }
-    bool own_huge = helped && !direct; /* huge pages asked for dst (and undone) */
+    /* The window asks for huge pages (and takes it back). A whole output
+     * does not: written once and freed, 68 MB of fresh huge pages gained
+     * nothing here and made one run in three twice as slow (a virtual
+     * machine that hands freed memory back to its host has to fetch it
+     * again), see docs/PERFORMANCE.md. */
+    bool own_huge = writing;
     if (own_huge)
         advise_huge_pages(dst, room, true);
     bk_prefault pf = {.dst = dst, .length = room};
