@@ -501,7 +501,8 @@ static void check_builds_agree(const uint8_t *src, size_t n, const char *dir, co
         decode_outcome a = decode_build(src, n, in_path, out_path, false);
         decode_outcome b = decode_build(src, n, in_path, out_path, true);
         bool same = a.s == b.s && strcmp(a.message, b.message) == 0 && a.offset == b.offset &&
-                    a.out.len == b.out.len && memcmp(a.out.data, b.out.data, a.out.len) == 0;
+                    a.out.len == b.out.len &&
+                    (a.out.len == 0 || memcmp(a.out.data, b.out.data, a.out.len) == 0);
         if (!same) {
             fprintf(stderr, "  %s (%s): %d \"%s\" at %llu, portable %d \"%s\" at %llu\n", what,
                     ways[way], a.s, a.message, (unsigned long long)a.offset, b.s, b.message,
