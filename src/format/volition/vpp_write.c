@@ -382,6 +382,26 @@ static trowel_status table_find_or_add(writer *w, char **t, size_t *len, const c
     return table_add(w, t, len, s, n, 1, off);
 }
 
+/* The part of name a packfile of version v stores as the entry's own name
+ * (*part, *len bytes): version 4 the part before the last '.' (the
+ * extension goes to its own table, after part[len]), version 17 the part
+ * after the last '/' (the folder goes to its own table), the others the
+ * whole name. build_names writes it, and unreadable_name refuses it empty. */
+static void stored_name(unsigned v, const char *name, const char **part, size_t *len)
+{
+    *part = name;
+    if (v == 4) {
+        const char *dot = strrchr(name, '.');
+        *len = dot ? (size_t)(dot - name) : strlen(name);
+        return;
+    }
+    if (v == 17) {
+        const char *slash = strrchr(name, '/');
+        *part = slash ? slash + 1 : name;
+    }
+    *len = strlen(*part);
+}
+
 static trowel_status build_names(writer *w)
 {
     unsigned version = w->L->version;
@@ -389,12 +409,14 @@ static trowel_status build_names(writer *w)
         const char *name = w->items[i].name;
         trowel_status s;
         if (version == 4) { /* name and extension in two tables */
-            const char *dot = strrchr(name, '.');
-            size_t base = dot ? (size_t)(dot - name) : strlen(name);
-            s = table_add(w, &w->names, &w->names_len, name, base, 1, &w->name_off[i]);
+            const char *base;
+            size_t len;
+            stored_name(version, name, &base, &len);
+            const char *ext = base[len] ? base + len + 1 : ""; /* after the '.' */
+            s = table_add(w, &w->names, &w->names_len, base, len, 1, &w->name_off[i]);
             if (s == TROWEL_OK)
-                s = table_find_or_add(w, &w->exts, &w->exts_len, dot ? dot + 1 : "",
-                                      dot ? strlen(dot + 1) : 0, &w->ext_off[i]);
+                s = table_find_or_add(w, &w->exts, &w->exts_len, ext, strlen(ext),
+                                      &w->ext_off[i]);
         } else if (version == 17) { /* directory and name; directories first */
             const char *slash = strrchr(name, '/');
             s = TROWEL_OK;
@@ -430,10 +452,10 @@ static trowel_status build_names(writer *w)
         }
     }
     for (size_t i = 0; i < w->n; i++) {
-        const char *slash = strrchr(w->items[i].name, '/');
-        const char *base = slash ? slash + 1 : w->items[i].name;
-        trowel_status s =
-            table_add(w, &w->names, &w->names_len, base, strlen(base), 1, &w->name_off[i]);
+        const char *base;
+        size_t len;
+        stored_name(version, w->items[i].name, &base, &len);
+        trowel_status s = table_add(w, &w->names, &w->names_len, base, len, 1, &w->name_off[i]);
         if (s != TROWEL_OK)
             return s;
     }
@@ -753,19 +775,22 @@ static trowel_status check_v1(trowel_ctx *ctx, const vpp_layout *L, const vpp_it
 }
 
 /* Why name cannot be read back from a packfile of version v (the reader
- * refuses an entry with an empty name), or NULL: version 4 stores the part
- * before the last '.' apart from the extension, version 17 the part after
- * the last '/' apart from the folder, and neither part may be empty. */
+ * refuses an entry with an empty name), or NULL: the part it stores as the
+ * entry's own name (stored_name) must not be empty. */
 static const char *unreadable_name(unsigned v, const char *name)
 {
-    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
-    if (v == 4 && dot == name)
+    const char *part;
+    size_t len;
+    stored_name(v, name, &part, &len);
+    if (len > 0)
+        return NULL;
+    if (v == 4)
         return "a version 4 packfile keeps the part before the last '.' apart, and it "
                "cannot be empty";
-    if (v == 17 && slash && !slash[1])
+    if (v == 17)
         return "a version 17 packfile keeps the part after the last '/' apart, and it "
                "cannot be empty";
-    return NULL;
+    return NULL; /* an empty name is refused before, for every version */
 }
 
 static trowel_status check_layout(trowel_ctx *ctx, const vpp_layout *L, const vpp_item *items,
