@@ -577,12 +577,16 @@ void choreo_event_set_end(choreo_event *e, float t)
             choreo_track_resort(e, &e->tracks[i], 0);
 }
 
+float choreo_event_stop(const choreo_event *e)
+{
+    return e->end != -1.0f ? e->end : e->start;
+}
+
 float choreo_stop_time(const choreo_scene *s)
 {
     float last = 0.0f;
     for (size_t i = 0; i < s->nevents; i++) {
-        const choreo_event *e = s->events[i];
-        float t = e->end != -1.0f ? e->end : e->start;
+        float t = choreo_event_stop(s->events[i]);
         if (t > last)
             last = t;
     }
@@ -775,7 +779,7 @@ static float last_speech_time(const choreo_scene *s)
     for (size_t i = s->nevents; i-- > 0;) {
         const choreo_event *e = s->events[i];
         if (e->type == CHOREO_SPEAK)
-            return e->end != -1.0f ? e->end : e->start;
+            return choreo_event_stop(e);
     }
     return 0.0f;
 }
@@ -835,7 +839,7 @@ static bool msecs_fit(float t, uint32_t msecs)
 /* Whether a SPEAK event's time for lastspeech gives msecs. */
 static bool speech_msecs_fit(const choreo_event *e, uint32_t msecs)
 {
-    return msecs_fit(e->end != -1.0f ? e->end : e->start, msecs);
+    return msecs_fit(choreo_event_stop(e), msecs);
 }
 
 bool choreo_lastspeech_possible(const choreo_scene *s, uint32_t msecs)

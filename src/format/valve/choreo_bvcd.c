@@ -235,7 +235,7 @@ static trowel_status rd_event_tail(breader *b, choreo_event *e, uint64_t at)
  * events come in the model's order). */
 static void note_event(choreo_bvcd_facts *f, const choreo_event *e)
 {
-    float t = e->end != -1.0f ? e->end : e->start;
+    float t = choreo_event_stop(e);
     if (t > f->stop_time)
         f->stop_time = t;
     if (e->type == CHOREO_SPEAK)

@@ -140,6 +140,10 @@ trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s);
 /* An event as a new one starts (what choreo_event_new gives, unlisted). */
 void choreo_event_init(choreo_event *e);
+/* Where an event stops: its end, or its start when it has none (-1). The
+ * scene's stop time and last speech (choreo_stop_time, the summary, the
+ * survey's note_event) count by it. */
+float choreo_event_stop(const choreo_event *e);
 /* New parts of the model, appended (an event to s->events) and handed
  * back in *out. */
 trowel_status choreo_event_new(choreo_scene *s, choreo_event **out);
