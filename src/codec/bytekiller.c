@@ -270,6 +270,16 @@ static const bk_head_shape head_shapes[8] = {
     [7] = {11, 9, 53, 0, 0xff, 0, BK_RUN_FROM, true}, /* 1 1 1 n*8: n+9 literals */
 };
 
+/* The shape of the command at the register's top, with its length and
+ * offset (a literal run's offset is BK_RUN_FROM); at least 23 bits loaded. */
+BK_ALWAYS_INLINE const bk_head_shape *head_of(uint64_t bits, unsigned *len, unsigned *off)
+{
+    const bk_head_shape *h = &head_shapes[bits >> 61];
+    *len = h->len_base + (unsigned)((bits >> h->len_shift) & h->len_mask);
+    *off = h->off_base + (unsigned)((bits >> h->off_shift) & h->off_mask);
+    return h;
+}
+
 /* The bits a whole command takes, by its first five (as head_shapes): the
  * head and bytes of a 0 0 nnn run, the head of a copy; 255 (more than the
  * register ever holds) for a 1 1 1 run, whose length lies further on. */
@@ -819,9 +829,8 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
             bool other = false; /* stopped at a command not taken here */
             while (pos > pos_floor && next >= next_floor) {
                 BK_LOAD();
-                const bk_head_shape *h = &head_shapes[bits >> 61];
-                unsigned len = h->len_base + (unsigned)((bits >> h->len_shift) & h->len_mask);
-                unsigned off = h->off_base + (unsigned)((bits >> h->off_shift) & h->off_mask);
+                unsigned len, off;
+                const bk_head_shape *h = head_of(bits, &len, &off);
                 unsigned total = command_bits[bits >> 59];
                 bool fast = (len <= 32) & (total <= count) & (off >= len) & (off <= dst_len - pos);
                 if (TROWEL_UNLIKELY(!fast)) {
@@ -853,9 +862,7 @@ BK_ALWAYS_INLINE trowel_status decode_core(trowel_ctx *ctx, const uint8_t *src, 
         if (TROWEL_LIKELY(count >= 23)) {
             /* The longest command head (23 bits) is loaded, so it is
              * decoded straight from the register, by its shape. */
-            const bk_head_shape *h = &head_shapes[bits >> 61];
-            len = h->len_base + (unsigned)((bits >> h->len_shift) & h->len_mask);
-            off = h->off_base + (unsigned)((bits >> h->off_shift) & h->off_mask);
+            const bk_head_shape *h = head_of(bits, &len, &off);
             literal = h->literal;
             run = bits << h->used;
             bits <<= h->used;
