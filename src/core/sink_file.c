@@ -573,22 +573,32 @@ trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned 
     return trowel_sink_open_file_at(ctx, dirfd, base, path, flags, out);
 }
 
-/* Through /proc first, which needs no privilege; AT_EMPTY_PATH needs
- * CAP_DAC_READ_SEARCH. */
+/* Names an unnamed file (0 or an errno value). linkat with AT_EMPTY_PATH
+ * names the descriptor itself; Linux allows that to a process with
+ * CAP_DAC_READ_SEARCH and, from 6.10 on, to any process whose credentials
+ * opened the file. Through /proc/self/fd/N works for anyone, but walks
+ * /proc for every file: of the four system calls a small extracted file
+ * costs, the link was the second dearest (bench/syscalls_per_file.sh and
+ * docs/PERFORMANCE.md). So the descriptor is named directly first, and a
+ * context that saw that refused and /proc work goes through /proc only
+ * from then on, sparing a failed call per file. */
 int trowel_sink_link_unnamed(trowel_sink *s, const char *name)
 {
 #if defined(__linux__) && defined(O_TMPFILE)
     struct trowel_sink_file *f = file_of(s);
+    if (!s->ctx->flink_refused) {
+        if (linkat(f->fd, "", f->dirfd, name, AT_EMPTY_PATH) == 0)
+            return 0;
+        if (errno == EEXIST)
+            return EEXIST;
+    }
     char proc[64];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", f->fd);
-    if (linkat(AT_FDCWD, proc, f->dirfd, name, AT_SYMLINK_FOLLOW) == 0)
+    if (linkat(AT_FDCWD, proc, f->dirfd, name, AT_SYMLINK_FOLLOW) == 0) {
+        s->ctx->flink_refused = true;
         return 0;
-    int err = errno;
-    if (err == EEXIST)
-        return err;
-    if (linkat(f->fd, "", f->dirfd, name, AT_EMPTY_PATH) == 0)
-        return 0;
-    return errno == EEXIST ? EEXIST : err;
+    }
+    return errno; /* the reason: a direct link's ENOENT may only mean "refused" */
 #else
     (void)s, (void)name;
     return ENOTSUP;
