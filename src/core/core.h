@@ -61,8 +61,9 @@ struct trowel_ctx {
     unsigned swept_count;
     signed char proc_fd_usable; /* sink.c: /proc/self/fd can link unnamed files
                                  * (1), cannot (-1), not looked at yet (0) */
-    bool flink_refused;        /* sink.c: linkat(AT_EMPTY_PATH) was refused here
-                                * and /proc/self/fd linked instead */
+    bool flink_refused;        /* sink_file.c: a link by descriptor
+                                * (AT_EMPTY_PATH) failed where /proc/self/fd
+                                * worked: only /proc from then on */
     bool last_target_existed;  /* sink.c: the last file sink replaced a file */
 };
 

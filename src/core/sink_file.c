@@ -227,8 +227,9 @@ static bool proc_fd_usable(trowel_ctx *ctx)
 }
 
 /* An unnamed file in the sink's folder, or false when the system or the
- * file system has none (or it could not be linked into place later:
- * linking needs /proc). */
+ * file system has none, or when /proc is missing: /proc is the one way to
+ * link it that every kernel allows, so without it the file might not get
+ * its name. */
 static bool open_unnamed(trowel_sink *s)
 {
 #if defined(__linux__) && defined(O_TMPFILE)
@@ -575,8 +576,8 @@ trowel_status trowel_sink_open_file(trowel_ctx *ctx, const char *path, unsigned 
 
 /* Names an unnamed file (0 or an errno value). linkat with AT_EMPTY_PATH
  * names the descriptor itself; Linux allows that to a process with
- * CAP_DAC_READ_SEARCH and, from 6.10 on, to any process whose credentials
- * opened the file. Through /proc/self/fd/N works for anyone, but walks
+ * CAP_DAC_READ_SEARCH and, from 6.10 on, when the file was opened with the
+ * caller's own credentials. Through /proc/self/fd/N works for anyone, but walks
  * /proc for every file: of the four system calls a small extracted file
  * costs, the link was the second dearest (bench/syscalls_per_file.sh and
  * docs/PERFORMANCE.md). So the descriptor is named directly first, and a
