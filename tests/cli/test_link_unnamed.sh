@@ -37,6 +37,9 @@ static void note(const char *what)
 int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
 {
     linkat_fn real = (linkat_fn)dlsym(RTLD_NEXT, "linkat");
+    const char *plant = getenv("PLANT_LINK"); /* a link appears under the name just now */
+    if (plant)
+        (void)symlinkat(plant, newdirfd, newpath);
     if (flags & AT_EMPTY_PATH) {
         if (getenv("REFUSE_FLINK")) {
             note("direct refused\n");
@@ -110,6 +113,26 @@ assert_eq "replacing: one direct attempt" 1 "$(calls replaced.log 'direct refuse
 assert_eq "replacing: every file named through /proc" 40 "$(calls replaced.log 'proc ok')"
 assert_eq "replaced files hold the entries" "" "$(diff -r src out.refused)"
 assert_eq "no temporary left" "" "$(find out.refused -name '.trowel-*' | head -1)"
+
+# ---- a name that appears just before the link (here a symbolic link to a
+# file outside) is refused either way, and what it leads to is untouched
+mkdir one && printf 'entry\n' >one/a.txt
+run "$TROWEL" create -t vpp -o one.vpp -C one a.txt
+assert_rc "create a one-file packfile" 0
+for refuse in 1 ""; do
+    how=${refuse:+refused}
+    how=${how:-allowed}
+    rm -rf "planted.$how" && mkdir "planted.$how"
+    printf 'keep me\n' >outside.txt
+    run with_shim "planted.$how.log" "$refuse" env PLANT_LINK="$WORK/outside.txt" \
+        "$TROWEL" extract -C "planted.$how" one.vpp
+    assert_rc "a planted name ($how): refused" 1
+    assert_contains "a planted name ($how): said to exist" "$ERR" "exists"
+    assert_eq "a planted name ($how): the link is left as it was" "$WORK/outside.txt" \
+        "$(readlink "planted.$how/a.txt")"
+    assert_eq "a planted name ($how): what it leads to is untouched" "keep me" "$(cat outside.txt)"
+    assert_eq "a planted name ($how): nothing else there" "a.txt" "$(ls -A "planted.$how")"
+done
 
 # ---- the kernel's own answer: where it allows the direct link, every file
 # is named that way and /proc is never walked; where it refuses (before
