@@ -10,8 +10,7 @@
 
 CC_BIN=$(command -v cc || command -v gcc || true)
 if [ -z "$CC_BIN" ] || [ ! -d /proc/self/fd ]; then
-    skip "no C compiler or no /proc: how unnamed files are linked"
-    finish
+    skip_all "no C compiler or no /proc: how unnamed files are linked"
 fi
 cat >"$T_ROOT/lib/log_linkat.c" <<'CEOF'
 #define _GNU_SOURCE
@@ -59,6 +58,7 @@ CEOF
 if ! "$CC_BIN" -shared -fPIC -o "$T_ROOT/lib/log_linkat.so" "$T_ROOT/lib/log_linkat.c" -ldl 2>/dev/null; then
     fail "the linkat shim did not build"
     finish
+    exit
 fi
 # Where the file system has no unnamed files, outputs are named temporaries
 # and nothing here applies.
@@ -73,10 +73,10 @@ CEOF
 if ! "$CC_BIN" -o "$T_ROOT/lib/has_tmpfile" "$T_ROOT/lib/has_tmpfile.c" 2>/dev/null; then
     fail "the O_TMPFILE probe did not build"
     finish
+    exit
 fi
 if ! "$T_ROOT/lib/has_tmpfile" .; then
-    skip "this file system has no unnamed files (O_TMPFILE): outputs use named temporaries"
-    finish
+    skip_all "this file system has no unnamed files (O_TMPFILE): outputs use named temporaries"
 fi
 # with_shim LOG REFUSE CMD...: CMD with the shim preloaded, its calls logged
 # to LOG; REFUSE=1 makes the shim refuse the direct link.
