@@ -78,12 +78,21 @@ static inline uint32_t be32(const uint8_t *p)
 
 /* ------------------------------------------------------------------ decoder */
 
-/* x with the bits of each of its bytes in reverse order (rev8 of each). */
+/* Reverses the bits of each byte of x in place (rev8 of each): x is a
+ * uint64_t or a vector of them (bk_lanes below), which a function could
+ * not take both of. */
+#define BK_FLIP_BYTES(x)                                                                    \
+    do {                                                                                    \
+        (x) = ((x) >> 1 & 0x5555555555555555u) | ((x) & 0x5555555555555555u) << 1;         \
+        (x) = ((x) >> 2 & 0x3333333333333333u) | ((x) & 0x3333333333333333u) << 2;         \
+        (x) = ((x) >> 4 & 0x0f0f0f0f0f0f0f0fu) | ((x) & 0x0f0f0f0f0f0f0f0fu) << 4;         \
+    } while (0)
+
+/* x with the bits of each of its bytes in reverse order. */
 static inline uint64_t flip_bytes64(uint64_t x)
 {
-    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
-    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
-    return (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
+    BK_FLIP_BYTES(x);
+    return x;
 }
 
 #if defined(__GNUC__)
@@ -109,9 +118,7 @@ BK_ALWAYS_INLINE uint32_t xor_words(const uint8_t *in, uint8_t *out, size_t word
         memcpy(&w, in + i, sizeof w);
         acc ^= w;
         if (out) {
-            w = (w >> 1 & 0x5555555555555555u) | (w & 0x5555555555555555u) << 1;
-            w = (w >> 2 & 0x3333333333333333u) | (w & 0x3333333333333333u) << 2;
-            w = (w >> 4 & 0x0f0f0f0f0f0f0f0fu) | (w & 0x0f0f0f0f0f0f0f0fu) << 4;
+            BK_FLIP_BYTES(w);
             memcpy(out + i, &w, sizeof w);
         }
     }
@@ -533,6 +540,15 @@ static void advise_huge_pages(uint8_t *p, size_t length, bool want)
 #endif
 }
 
+/* Frees a buffer of the decoder's own, marked for small pages first when
+ * it asked for huge ones (advised; see advise_huge_pages). */
+static void free_buffer(trowel_ctx *ctx, uint8_t *p, size_t length, bool advised)
+{
+    if (advised && p)
+        advise_huge_pages(p, length, false);
+    trowel_mem_free(ctx, p);
+}
+
 /* A thread that has the kernel map the output's pages ahead of the
  * decoder, from the top down a piece at a time: the decoder's first write
  * to each page would otherwise stop it for the fault (about a sixth of
@@ -683,8 +699,7 @@ static bool loader_start(trowel_ctx *ctx, trowel_reader *r, size_t n, bk_loader 
     advise_huge_pages(ld->src, n, true);
     if (start_locked_thread(&ld->thread, &ld->lock, &ld->more, loader_run, ld))
         return true;
-    advise_huge_pages(ld->src, n, false);
-    trowel_mem_free(ctx, ld->src);
+    free_buffer(ctx, ld->src, n, true);
     return false;
 }
 
@@ -1177,11 +1192,9 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         room = length;
     }
     if (!dst) {
-        if (loading) {
+        if (loading)
             (void)loader_join(&ld);
-            advise_huge_pages(src, got, false);
-        }
-        trowel_mem_free(ctx, src);
+        free_buffer(ctx, src, got, loading);
         return ctx->last_error.status;
     }
     /* The window asks for huge pages (and takes it back). A whole output
@@ -1189,8 +1202,7 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
      * nothing here and made one run in three twice as slow (a virtual
      * machine that hands freed memory back to its host has to fetch it
      * again), see docs/PERFORMANCE.md. */
-    bool own_huge = writing;
-    if (own_huge)
+    if (writing)
         advise_huge_pages(dst, room, true);
     bk_prefault pf = {.dst = dst, .length = room};
     bool prefaulting = helped && prefault_start(&pf);
@@ -1200,9 +1212,7 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
         s = loaded_outcome(ctx, &rest, &ld, base, s);
     if (prefaulting)
         prefault_stop(&pf);
-    if (loading)
-        advise_huge_pages(src, got, false);
-    trowel_mem_free(ctx, src);
+    free_buffer(ctx, src, got, loading);
     trowel_progress(ctx, length, length);
     if (writing) {
         writer_stop(&wr, s == TROWEL_OK);
@@ -1215,9 +1225,7 @@ BK_ALWAYS_INLINE trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r,
     } else if (s == TROWEL_OK && length) {
         s = trowel_sink_write(out, dst, length);
     }
-    if (own_huge)
-        advise_huge_pages(dst, room, false);
-    trowel_mem_free(ctx, dst);
+    free_buffer(ctx, dst, room, writing);
     return s;
 }
 
