@@ -340,6 +340,16 @@ static trowel_status decode_to_file(const uint8_t *src, size_t n, unsigned threa
     return s;
 }
 
+/* Sets the checksum word of the n-byte stream s (8 bytes from its end) to
+ * the XOR of its data words, so that damage to them reaches the decoder. */
+static void make_checksum_match(uint8_t *s, size_t n)
+{
+    uint32_t sum = 0;
+    for (size_t i = 0; i + 8 < n; i += 4)
+        sum ^= (uint32_t)s[i] << 24 | (uint32_t)s[i + 1] << 16 | (uint32_t)s[i + 2] << 8 | s[i + 3];
+    trowel_put_be32(s + n - 8, sum);
+}
+
 /* plain packed on a context of its own. */
 static bool encode_alone(const buf *plain, buf *packed)
 {
@@ -384,11 +394,7 @@ static void test_bytekiller_large_output_is_written_while_decoding(void)
     uint8_t *bad = malloc(p.len - cut);
     REQUIRE(bad != NULL);
     memcpy(bad, p.data + cut, p.len - cut);
-    uint32_t sum = 0;
-    for (size_t i = 0; i + 8 < p.len - cut; i += 4)
-        sum ^= (uint32_t)bad[i] << 24 | (uint32_t)bad[i + 1] << 16 | (uint32_t)bad[i + 2] << 8 |
-               bad[i + 3];
-    trowel_put_be32(bad + p.len - cut - 8, sum);
+    make_checksum_match(bad, p.len - cut);
     CHECK(decode_to_file(bad, p.len - cut, 2, dir) != TROWEL_OK);
     CHECK(count_dir_entries(dir) == 0);
     free(bad);
@@ -543,13 +549,8 @@ static void test_bytekiller_decoder_builds_agree(void)
                 bad[p.len - 9 - (size_t)(x >> 40) % (p.len < 4009 ? p.len - 9 : 4000)] ^=
                     (uint8_t)(1u << (x & 7));
             }
-            if (seed % 3 != 0) {
-                uint32_t sum = 0;
-                for (size_t i = 0; i + 8 < p.len; i += 4)
-                    sum ^= (uint32_t)bad[i] << 24 | (uint32_t)bad[i + 1] << 16 |
-                           (uint32_t)bad[i + 2] << 8 | bad[i + 3];
-                trowel_put_be32(bad + p.len - 8, sum);
-            }
+            if (seed % 3 != 0)
+                make_checksum_match(bad, p.len);
             check_builds_agree(bad, p.len, dir, "damaged");
             free(bad);
         }
