@@ -935,6 +935,37 @@ static void test_choreo_pool_dedups_ignoring_case_in_insertion_order(void)
     trowel_ctx_free(ctx);
 }
 
+/* The hash is built on the first intern, after strings were appended as an
+ * image's pool is read (more than its first 64 slots hold), and catches up
+ * with strings appended after it: the first spelling still wins. */
+static void test_choreo_pool_hash_catches_up_with_appends(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    choreo_pool *p = new_pool(ctx);
+    char s[16];
+    for (int i = 0; i < 500; i++) {
+        snprintf(s, sizeof s, "s%d", i);
+        CHECK(choreo_pool_append(p, s) == TROWEL_OK);
+    }
+    CHECK(choreo_pool_append(p, "S7") == TROWEL_OK); /* 500: a later spelling */
+    uint32_t at = 0;
+    CHECK(choreo_pool_intern(p, "S7", &at) == TROWEL_OK);
+    CHECK_EQ_U64(at, 7);
+    CHECK(choreo_pool_append(p, "NEW") == TROWEL_OK); /* 501, after the hash */
+    CHECK(choreo_pool_append(p, "new") == TROWEL_OK); /* 502 */
+    CHECK(choreo_pool_intern(p, "New", &at) == TROWEL_OK);
+    CHECK_EQ_U64(at, 501);
+    CHECK(choreo_pool_intern(p, "fresh", &at) == TROWEL_OK);
+    CHECK_EQ_U64(at, 503);
+    CHECK(choreo_pool_intern(p, "FRESH", &at) == TROWEL_OK);
+    CHECK_EQ_U64(at, 503);
+    CHECK(choreo_pool_intern(p, "s499", &at) == TROWEL_OK);
+    CHECK_EQ_U64(at, 499);
+    CHECK_EQ_U64(choreo_pool_count(p), 504);
+    choreo_pool_free(p);
+    trowel_ctx_free(ctx);
+}
+
 /* Midpoint printing: every u8 value survives binary -> text -> binary. */
 static void test_choreo_midpoints_keep_every_quantised_value(void)
 {
@@ -1061,6 +1092,7 @@ int main(int argc, char **argv)
 {
     static const test_case cases[] = {
         TEST(test_choreo_pool_dedups_ignoring_case_in_insertion_order),
+        TEST(test_choreo_pool_hash_catches_up_with_appends),
         TEST(test_choreo_msecs_rounds_by_both_rules),
         TEST(test_choreo_ez2_vcds_compile_to_the_image_bytes),
         TEST(test_choreo_tsp_narrator_vcds_compile_to_the_v3_image),

@@ -155,6 +155,7 @@ struct choreo_pool {
     size_t n, cap;
     uint32_t *slots; /* open addressing: index + 1, 0 = empty */
     size_t nslots;
+    size_t hashed; /* str[0, hashed) are in slots (pool_hash_all) */
 };
 
 static uint32_t hash_ci(const char *s)
@@ -234,6 +235,21 @@ static trowel_status pool_rehash(choreo_pool *p, size_t want)
     p->nslots = n;
     for (size_t i = 0; i < p->n; i++)
         pool_hash_insert(p, (uint32_t)i);
+    p->hashed = p->n;
+    return TROWEL_OK;
+}
+
+/* Brings the hash up to every string. It is built on the first intern,
+ * not as strings are appended: reading an image or a BVCD only looks
+ * strings up by index, so the 13,821 strings of TF2's image are never
+ * hashed there. Strings are inserted in index order, so the first
+ * spelling still wins. */
+static trowel_status pool_hash_all(choreo_pool *p)
+{
+    if ((p->n + 1) * 2 > p->nslots)
+        return pool_rehash(p, p->n + 1);
+    for (; p->hashed < p->n; p->hashed++)
+        pool_hash_insert(p, (uint32_t)p->hashed);
     return TROWEL_OK;
 }
 
@@ -244,19 +260,19 @@ trowel_status choreo_pool_append(choreo_pool *p, const char *s)
     trowel_status st = choreo_grow(p->ctx, (void **)&p->str, &p->cap, p->n + 1, sizeof *p->str);
     if (st != TROWEL_OK)
         return st;
-    if ((p->n + 1) * 2 > p->nslots && (st = pool_rehash(p, p->n + 1)) != TROWEL_OK)
-        return st;
     char *copy;
     if ((st = choreo_dup(p->ctx, s, &copy)) != TROWEL_OK)
         return st;
     p->str[p->n] = copy;
-    pool_hash_insert(p, (uint32_t)p->n);
     p->n++;
     return TROWEL_OK;
 }
 
 trowel_status choreo_pool_intern(choreo_pool *p, const char *s, uint32_t *index)
 {
+    trowel_status st = pool_hash_all(p);
+    if (st != TROWEL_OK)
+        return st;
     uint32_t found = pool_lookup(p, s);
     if (found) {
         if (index)
@@ -267,10 +283,14 @@ trowel_status choreo_pool_intern(choreo_pool *p, const char *s, uint32_t *index)
         return trowel_fail(p->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
                            "more than %u distinct strings: BVCD indices are 16-bit",
                            CHOREO_POOL_MAX);
-    trowel_status st = choreo_pool_append(p, s);
-    if (st == TROWEL_OK && index)
+    if ((st = choreo_pool_append(p, s)) != TROWEL_OK)
+        return st;
+    /* pool_hash_all left room for one more (its (n + 1) * 2 slots) */
+    pool_hash_insert(p, (uint32_t)(p->n - 1));
+    p->hashed = p->n;
+    if (index)
         *index = (uint32_t)(p->n - 1);
-    return st;
+    return TROWEL_OK;
 }
 
 /* ---------------------------------------------------------------- model */

@@ -119,8 +119,8 @@ static const char *summary_rule_name(const vsif_image *img)
 }
 static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
 {
-    char name[16];
-    snprintf(name, sizeof name, "%08lx.%s", (unsigned long)sc->crc, sc->textless ? "bvcd" : "vcd");
+    char name[VSIF_CRC_NAME_SIZE];
+    vsif_crc_name(sc->crc, sc->textless, name);
     trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
                       .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
     trowel_props *x;

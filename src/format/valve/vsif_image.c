@@ -17,6 +17,7 @@
 #include "format/valve/vsif_image.h"
 
 #include "codec/vsif_lzma.h"
+#include "core/bytes.h"
 #include "core/input.h"
 
 #include <limits.h>
@@ -85,6 +86,17 @@ bool vsif_ends_with_bvcd(const char *name)
 {
     size_t n = strlen(name);
     return n >= 5 && strcasecmp(name + n - 5, ".bvcd") == 0;
+}
+
+/* By hand rather than with snprintf: every scene is named at every open,
+ * and snprintf was a tenth of reading the table of TF2's 5,099 scenes. */
+void vsif_crc_name(uint32_t crc, bool stored, char *out)
+{
+    uint8_t be[4];
+    for (int i = 0; i < 4; i++)
+        be[i] = (uint8_t)(crc >> (24 - 8 * i));
+    trowel_hex_encode(be, sizeof be, out);
+    memcpy(out + 8, stored ? ".bvcd" : ".vcd", stored ? 6 : 5);
 }
 
 /* name with the extension of a scene written as text (.vcd) or as stored
@@ -309,8 +321,8 @@ static trowel_status read_scene(trowel_reader *r, vsif_image *img, uint32_t slot
         (s = trowel_read_u32le(r, &sc->data_length)) != TROWEL_OK ||
         (s = trowel_read_u32le(r, &sc->summary_offset)) != TROWEL_OK)
         return s;
-    char name[16];
-    snprintf(name, sizeof name, "%08lx.vcd", (unsigned long)sc->crc);
+    char name[VSIF_CRC_NAME_SIZE];
+    vsif_crc_name(sc->crc, false, name);
     trowel_set_entry(ctx, name);
     if ((s = read_data_header(r, sc)) != TROWEL_OK)
         return s; /* the scene is lost: its summary does not matter */

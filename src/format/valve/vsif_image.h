@@ -72,6 +72,10 @@ bool vsif_ends_with_vcd(const char *name);
 bool vsif_ends_with_bvcd(const char *name);
 void vsif_with_scene_extension(const char *name, bool stored, char *out, size_t cap);
 trowel_status vsif_scene_name(trowel_ctx *ctx, const char *path, char *out, size_t cap);
+/* The name of a scene known only by its CRC: "%08x.vcd", or ".bvcd" when
+ * stored (out holds VSIF_CRC_NAME_SIZE bytes). */
+enum { VSIF_CRC_NAME_SIZE = 16 };
+void vsif_crc_name(uint32_t crc, bool stored, char *out);
 uint32_t vsif_scene_crc(const char *name);
 /* Valve's hash of a scene name, whatever it looks like. */
 uint32_t vsif_name_crc(const char *name);
