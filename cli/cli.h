@@ -130,6 +130,10 @@ typedef struct cli_opened {
  * and returns 0 or an exit status. */
 int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
                      cli_opened *out);
+/* The same for reading the entries one after the other (extract):
+ * trowel_archive_open_in_order. */
+int cli_open_archive_in_order(cli_session *s, const char *path, const trowel_format *fmt,
+                              cli_opened *out);
 void cli_close_archive(cli_opened *o);
 
 /* --names LIST and extract's reading options (-O, --raw), applied to an

@@ -541,7 +541,7 @@ static int extract_one(batch *b, const char *path)
     if (cli_is_stdin(path) || stat(path, &j.archive_st) != 0)
         memset(&j.archive_st, 0, sizeof j.archive_st);
     cli_opened o;
-    int rc = cli_open_archive(b->s, path, b->fmt, &o);
+    int rc = cli_open_archive_in_order(b->s, path, b->fmt, &o); /* entry after entry */
     if (rc != CLI_EXIT_OK)
         return rc;
     b->opened++;

@@ -197,8 +197,8 @@ const char *cli_display_name(const char *path)
     return cli_is_stdin(path) ? CLI_STDIN_NAME : path;
 }
 
-int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
-                     cli_opened *out)
+static int open_archive(cli_session *s, const char *path, const trowel_format *fmt,
+                        bool in_order, cli_opened *out)
 {
     memset(out, 0, sizeof *out);
     const char *name = cli_display_name(path);
@@ -211,12 +211,25 @@ int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
     else
         st = trowel_input_open_file(s->ctx, path, &out->in);
     if (st == TROWEL_OK)
-        st = trowel_archive_open(s->ctx, out->in, fmt, &out->a);
+        st = in_order ? trowel_archive_open_in_order(s->ctx, out->in, fmt, &out->a)
+                      : trowel_archive_open(s->ctx, out->in, fmt, &out->a);
     if (st == TROWEL_OK)
         return CLI_EXIT_OK;
     int rc = cli_report(s, name, NULL);
     cli_close_archive(out);
     return rc;
+}
+
+int cli_open_archive(cli_session *s, const char *path, const trowel_format *fmt,
+                     cli_opened *out)
+{
+    return open_archive(s, path, fmt, false, out);
+}
+
+int cli_open_archive_in_order(cli_session *s, const char *path, const trowel_format *fmt,
+                              cli_opened *out)
+{
+    return open_archive(s, path, fmt, true, out);
 }
 
 void cli_close_archive(cli_opened *o)

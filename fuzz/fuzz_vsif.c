@@ -2,7 +2,8 @@
  * libFuzzer target: the scenes.image reader through the public archive API,
  * as the CLI drives it: open, info/list JSON, manifest, every entry
  * decompiled to text and extracted raw, verify (structure and summaries
- * against the scenes).
+ * against the scenes), and the image opened to be read in order, each
+ * scene surveyed as it is reached, against the image surveyed whole.
  * A small memory limit turns any allocation sized by a hostile header into
  * an error rather than an OOM.
  */
@@ -11,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +34,40 @@ static void read_all(trowel_ctx *ctx, trowel_archive *a, bool raw)
     }
 }
 
+/* Entry i of a, read whole: its status, and its bytes in *s. */
+static trowel_status read_one(trowel_ctx *ctx, trowel_archive *a, size_t i, trowel_sink **s)
+{
+    *s = NULL;
+    trowel_status st = trowel_sink_open_memory(ctx, s);
+    return st == TROWEL_OK ? trowel_archive_read_entry(a, i, *s) : st;
+}
+
+/* Read in order, every scene both read well must have the same name and
+ * bytes as in the archive surveyed whole. (One read failing where the
+ * other did not can be memory: the whole survey keeps decoded scenes.) */
+static void compare_in_order(trowel_ctx *ctx, trowel_input *in, trowel_archive *whole)
+{
+    trowel_archive *b = NULL;
+    if (trowel_archive_open_in_order(ctx, in, trowel_format_find("vsif"), &b) != TROWEL_OK)
+        return;
+    if (trowel_archive_entry_count(b) != trowel_archive_entry_count(whole))
+        abort();
+    for (size_t i = 0; i < trowel_archive_entry_count(b); i++) {
+        trowel_sink *got, *want;
+        trowel_status sg = read_one(ctx, b, i, &got), sw = read_one(ctx, whole, i, &want);
+        size_t n = 0, m = 0;
+        const uint8_t *x = got ? trowel_sink_data(got, &n) : NULL;
+        const uint8_t *y = want ? trowel_sink_data(want, &m) : NULL;
+        if (sg == TROWEL_OK && sw == TROWEL_OK &&
+            (strcmp(trowel_archive_entry(b, i)->name, trowel_archive_entry(whole, i)->name) != 0 ||
+             n != m || (n && memcmp(x, y, n) != 0)))
+            abort();
+        trowel_sink_discard(got);
+        trowel_sink_discard(want);
+    }
+    trowel_archive_close(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -48,6 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (trowel_archive_manifest(a, &json) == TROWEL_OK)
             trowel_free(json);
         read_all(ctx, a, false);
+        compare_in_order(ctx, in, a);
         trowel_archive_verify(a, NULL, NULL);
         const char *raw[] = {"raw=1"};
         if (trowel_archive_set_options(a, raw, 1) == TROWEL_OK)

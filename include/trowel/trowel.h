@@ -548,6 +548,17 @@ typedef struct trowel_archive trowel_archive;
  * for XOR, counted memory for SZDD) and go when it is closed. */
 trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
                                   trowel_archive **out);
+/* The same, for a caller that reads the entries one after the other, each
+ * once (extract): a format may then leave work on an entry until the entry
+ * is asked for, so that it overlaps the caller's own work on the entries
+ * before it (scenes.image learns whether a scene can become text, which
+ * names it .vcd or .bvcd, as it reads the scene, instead of reading every
+ * scene first). What the archive shows is the same: asking for the info,
+ * JSON, a manifest, names, options or verify finishes that work for every
+ * entry first. Work that fails there for want of memory is left for
+ * reading the entry to report, where trowel_archive_open fails. */
+trowel_status trowel_archive_open_in_order(trowel_ctx *ctx, trowel_input *in,
+                                           const trowel_format *fmt, trowel_archive **out);
 /* The filters peeled to reach the format, outermost first ("xor69",
  * "szdd"): count 0 for a plain file; id NULL past the end. */
 size_t trowel_archive_filter_count(const trowel_archive *a);

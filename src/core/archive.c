@@ -89,6 +89,17 @@ static trowel_status keep_string(trowel_archive *a, const char *s, const char **
     return st;
 }
 
+/* Has the format settle entries [0, count) (see the settle hook). The
+ * archive is const to the accessors that call it: settling changes
+ * nothing a caller has seen, only finishes what it has not seen yet. */
+static void settle(const trowel_archive *a, size_t count)
+{
+    if (a->fmt->settle && a->settled < count)
+        a->fmt->settle(a->self, count);
+}
+
+static void settle_all(const trowel_archive *a) { settle(a, a->entry_count); }
+
 trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowel_props **extra)
 {
     const char *name = NULL, *method = NULL;
@@ -126,6 +137,7 @@ trowel_status trowel_archive_rename_entry(trowel_archive *a, size_t index, const
 
 trowel_status trowel_archive_set_names(trowel_archive *a, const char *path)
 {
+    settle_all(a);
     trowel_ctx_clear_error(a->ctx);
     if (!a->fmt->set_names)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
@@ -135,6 +147,7 @@ trowel_status trowel_archive_set_names(trowel_archive *a, const char *path)
 
 trowel_status trowel_archive_set_options(trowel_archive *a, const char *const *opts, size_t n)
 {
+    settle_all(a);
     trowel_ctx_clear_error(a->ctx);
     trowel_status s = trowel_options_check_format(a->ctx, a->fmt, NULL, opts, n);
     if (s != TROWEL_OK || !a->fmt->set_options)
@@ -146,10 +159,18 @@ size_t trowel_archive_entry_count(const trowel_archive *a) { return a->entry_cou
 
 const trowel_entry *trowel_archive_entry(const trowel_archive *a, size_t i)
 {
-    return i < a->entry_count ? &a->entries[i] : NULL;
+    if (i >= a->entry_count)
+        return NULL;
+    settle(a, i + 1);
+    return &a->entries[i];
 }
 const trowel_format *trowel_archive_format(const trowel_archive *a) { return a->fmt; }
-const trowel_props *trowel_archive_info(const trowel_archive *a) { return a->info; }
+
+const trowel_props *trowel_archive_info(const trowel_archive *a)
+{
+    settle_all(a);
+    return a->info;
+}
 bool trowel_archive_damaged(const trowel_archive *a) { return a->damaged; }
 void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 
@@ -158,7 +179,7 @@ void trowel_archive_mark_damaged(trowel_archive *a) { a->damaged = true; }
 /* Opens peeled (what the chain's filters made of in, or in itself) as fmt;
  * the archive takes the chain's inputs over, on failure too. */
 static trowel_status open_through(trowel_ctx *ctx, trowel_input *in, trowel_chain *chain,
-                                  const trowel_format *fmt, trowel_archive **out)
+                                  const trowel_format *fmt, bool in_order, trowel_archive **out)
 {
     *out = NULL;
     trowel_archive *a = trowel_mem_calloc(ctx, 1, sizeof *a);
@@ -171,6 +192,8 @@ static trowel_status open_through(trowel_ctx *ctx, trowel_input *in, trowel_chai
     a->in = in;
     a->raw_in = in;
     a->fmt = fmt;
+    a->in_order = in_order;
+    a->self = a;
     for (size_t i = 0; chain && i < chain->count; i++) {
         a->filter_ids[i] = chain->filters[i]->id;
         a->filter_inputs[i] = chain->inputs[i];
@@ -205,11 +228,11 @@ static trowel_status open_through(trowel_ctx *ctx, trowel_input *in, trowel_chai
 trowel_status trowel_archive_open_as(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
                                     trowel_archive **out)
 {
-    return open_through(ctx, in, NULL, fmt, out);
+    return open_through(ctx, in, NULL, fmt, false, out);
 }
 
-trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
-                                  trowel_archive **out)
+static trowel_status open_detecting(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                    bool in_order, trowel_archive **out)
 {
     *out = NULL;
     trowel_ctx_clear_error(ctx);
@@ -220,7 +243,19 @@ trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowe
     trowel_mem_purpose(ctx, purpose);
     if (s != TROWEL_OK)
         return s;
-    return open_through(ctx, in, &chain, chain.fmt, out);
+    return open_through(ctx, in, &chain, chain.fmt, in_order, out);
+}
+
+trowel_status trowel_archive_open(trowel_ctx *ctx, trowel_input *in, const trowel_format *fmt,
+                                  trowel_archive **out)
+{
+    return open_detecting(ctx, in, fmt, false, out);
+}
+
+trowel_status trowel_archive_open_in_order(trowel_ctx *ctx, trowel_input *in,
+                                           const trowel_format *fmt, trowel_archive **out)
+{
+    return open_detecting(ctx, in, fmt, true, out);
 }
 
 size_t trowel_archive_filter_count(const trowel_archive *a) { return a->filter_count; }
@@ -277,6 +312,7 @@ trowel_status trowel_archive_open_entry(trowel_archive *a, size_t index, const t
     trowel_ctx *ctx = a->ctx;
     if (index >= a->entry_count)
         return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    settle(a, index + 1);
     const char *entry = a->entries[index].name;
     if (a->depth + 1 > TROWEL_NEST_MAX)
         return trowel_fail(ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET,
@@ -352,6 +388,7 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
                            "no sink to read entry %zu into", index);
     if (index >= a->entry_count || !a->fmt->read_entry)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
+    settle(a, index + 1);
     bool nested = entry_begins(a, index);
     const char *purpose = trowel_mem_purpose(a->ctx, "decoding the entry");
     trowel_status s = a->fmt->read_entry(a, index, out);
@@ -366,6 +403,7 @@ bool trowel_archive_entry_size_exact(const trowel_archive *a, size_t index)
 {
     if (index >= a->entry_count)
         return false;
+    settle(a, index + 1);
     return !a->fmt->entry_size_exact || a->fmt->entry_size_exact(a, index);
 }
 
@@ -463,6 +501,7 @@ static trowel_status verify_entry(trowel_archive *a, size_t index)
 
 trowel_status trowel_archive_verify(trowel_archive *a, trowel_verify_fn fn, void *user)
 {
+    settle_all(a);
     a->report_fn = fn;
     a->report_user = user;
     a->problems = 0;
@@ -552,6 +591,7 @@ static json_object *entry_to_json(const trowel_entry *e)
 
 static json_object *archive_to_json(const trowel_archive *a, unsigned what)
 {
+    settle_all(a);
     json_object *o = json_object_new_object();
     if (what & TROWEL_JSON_INFO)
         json_object_object_add(o, "file", json_object_new_string(trowel_input_name(a->in)));
@@ -598,6 +638,7 @@ trowel_status trowel_archive_to_json(trowel_archive *a, unsigned what, char **ou
 trowel_status trowel_archive_manifest(trowel_archive *a, char **out)
 {
     *out = NULL;
+    settle_all(a);
     if (!a->fmt->manifest)
         return trowel_fail(a->ctx, TROWEL_ERR_UNSUPPORTED, TROWEL_NO_OFFSET,
                            "format %s has no manifest support", a->fmt->id);
@@ -857,6 +898,7 @@ static trowel_status json_stream_all(trowel_archive *a, trowel_sink *out)
 trowel_status trowel_convert(trowel_ctx *ctx, trowel_archive *a, const char *target,
                              const char *const *opts, size_t nopts, trowel_sink *out)
 {
+    settle_all(a);
     trowel_ctx_clear_error(ctx);
     trowel_status checked = trowel_options_check_format(ctx, a->fmt, target, opts, nopts);
     if (checked != TROWEL_OK)
@@ -919,6 +961,7 @@ bool trowel_convert_makes_folder(const trowel_archive *a, const char *target)
 trowel_status trowel_convert_folder(trowel_ctx *ctx, trowel_archive *a, const char *target,
                                     const char *const *opts, size_t nopts, trowel_outdir *dir)
 {
+    settle_all(a);
     trowel_ctx_clear_error(ctx);
     trowel_status checked = trowel_options_check_format(ctx, a->fmt, target, opts, nopts);
     if (checked != TROWEL_OK)

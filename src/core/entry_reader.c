@@ -44,7 +44,7 @@ trowel_status trowel_entry_reader_open(trowel_archive *a, size_t index,
     *out = NULL;
     if (index >= a->entry_count)
         return trowel_fail(a->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET, "no entry %zu", index);
-    const trowel_entry *e = &a->entries[index];
+    const trowel_entry *e = trowel_archive_entry(a, index); /* settled */
     bool in_place = stored_in_place(a, e);
     if (!trowel_archive_entry_size_exact(a, index) || (!in_place && !a->fmt->entry_cursor))
         return TROWEL_ERR_UNSUPPORTED;

@@ -111,6 +111,17 @@ struct trowel_format {
     trowel_status (*entry_cursor)(trowel_archive *a, size_t index,
                                   struct trowel_codec_stream **cursor, uint64_t *start,
                                   bool *whole);
+    /* Optional, for an archive opened to be read in order
+     * (trowel_archive_open_in_order, a->in_order): a format that left
+     * work on its entries until they are asked for (scenes.image: whether
+     * a scene can become text, which names it .vcd or .bvcd) does it for
+     * entries [a->settled, count) and sets a->settled to at least count.
+     * The archive layer calls it before an entry, the info or anything
+     * built from every entry is handed out, so callers see what an
+     * archive opened with trowel_archive_open shows. It cannot fail:
+     * what it cannot work out is left for reading the entry to report.
+     * A format without it settles everything in open. */
+    void (*settle)(trowel_archive *a, size_t count);
     /* Optional: frees a->priv. */
     void (*close)(trowel_archive *a);
 };
@@ -242,6 +253,9 @@ struct trowel_archive {
     size_t entry_cap;
     void *priv;
     bool damaged; /* see trowel_archive_damaged */
+    bool in_order;  /* opened by trowel_archive_open_in_order */
+    size_t settled; /* entries [0, settled) are final (see settle) */
+    trowel_archive *self; /* a itself, for settling from the const accessors */
     uint64_t *size_before; /* progress: prefix sums of entry sizes */
     size_t size_before_len;
     /* opened by trowel_archive_open_entry: what it owns, how deep it is */

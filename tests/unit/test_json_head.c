@@ -29,6 +29,8 @@ typedef struct fake {
 static void fake_open(trowel_ctx *ctx, fake *f)
 {
     memset(f, 0, sizeof *f);
+    static const trowel_format format = {.id = "fake"}; /* reads nothing */
+    f->a.fmt = &format;
     static const char byte[] = "x";
     REQUIRE(trowel_input_open_memory(ctx, byte, 1, "dir/na\"me\\.bin", &f->in) == TROWEL_OK);
     f->a.ctx = ctx;

@@ -8,7 +8,10 @@
  * whole and with bytes damaged at random, with the worker's memory share
  * as shipped and so small that most of its work fails and is done again by
  * the reading thread. Each run also says whether the worker ran, so that
- * "the same" cannot come from the worker never running.
+ * "the same" cannot come from the worker never running. An image opened
+ * to be read in order (trowel_archive_open_in_order: scenes surveyed as
+ * they are reached, by either thread) must show what one opened whole
+ * shows, info included.
  */
 #include "core/core.h"
 #include "files.h"
@@ -67,12 +70,14 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
 enum order { IN_ORDER, BACKWARDS, STRIDED };
 
 /* How a run reads: threads, the worker's share (0: as shipped), order,
- * the memory limit (0: the default). */
+ * the memory limit (0: the default), whether it is opened to be read in
+ * order. */
 typedef struct run_setup {
     unsigned threads;
     uint64_t share;
     enum order order;
     uint64_t limit;
+    bool in_order;
 } run_setup;
 
 /* The index of the k-th entry read out of n. */
@@ -99,15 +104,15 @@ static run_log run(const bytes *image, run_setup setup, unsigned *jobs)
     trowel_input *in = NULL;
     trowel_archive *a = NULL;
     trowel_status s = trowel_input_open_memory(ctx, image->data, image->size, "scenes.image", &in);
+    const trowel_format *vsif = trowel_format_find("vsif");
     if (s == TROWEL_OK)
-        s = trowel_archive_open(ctx, in, trowel_format_find("vsif"), &a);
+        s = setup.in_order ? trowel_archive_open_in_order(ctx, in, vsif, &a)
+                           : trowel_archive_open(ctx, in, vsif, &a);
     log_add(&l, "open %d\n", (int)s);
     if (s != TROWEL_OK)
         log_error(&l, "error", trowel_ctx_last_error(ctx));
     size_t n = a ? trowel_archive_entry_count(a) : 0;
-    const trowel_prop *rule = a ? trowel_props_find(trowel_archive_info(a), "summary_precision") : NULL;
-    log_add(&l, "entries %zu damaged %d rule %s\n", n, a ? trowel_archive_damaged(a) : 0,
-            rule ? rule->s : "-");
+    log_add(&l, "entries %zu damaged %d\n", n, a ? trowel_archive_damaged(a) : 0);
     for (size_t k = 0; k < n; k++) {
         size_t i = nth(setup.order, k, n);
         trowel_sink *sink = NULL;
@@ -122,6 +127,9 @@ static run_log run(const bytes *image, run_setup setup, unsigned *jobs)
             log_error(&l, "error", trowel_ctx_last_error(ctx));
         trowel_sink_discard(sink);
     }
+    /* asked for last, so that reading in order surveys as it reads */
+    const trowel_prop *rule = a ? trowel_props_find(trowel_archive_info(a), "summary_precision") : NULL;
+    log_add(&l, "rule %s\n", rule ? rule->s : "-");
     trowel_archive_close(a);
     trowel_input_close(in);
     log_add(&l, "memory left %llu\n", (unsigned long long)trowel_ctx_mem_in_use(ctx));
@@ -139,7 +147,9 @@ static int differences(const bytes *image, const run_setup *setups, size_t count
     *all_ran = true;
     for (size_t k = 0; k < count; k++) {
         unsigned jobs_one = 0, jobs = 0;
-        run_setup one = {1, 0, setups[k].order, setups[k].limit};
+        /* in order against in order: memory in use (which refusals tell)
+         * differs from a whole survey's, which keeps every decoded scene */
+        run_setup one = {1, 0, setups[k].order, setups[k].limit, setups[k].in_order};
         run_log want = run(image, one, &jobs_one);
         run_log got = run(image, setups[k], &jobs);
         if (jobs_one != 0 || jobs == 0)
@@ -161,9 +171,23 @@ static int differences(const bytes *image, const run_setup *setups, size_t count
     return bad;
 }
 
+/* One thread, image opened whole and opened to be read in order: the two
+ * logs must be the same. The first, for the caller to free. */
+static run_log same_in_order(const bytes *image)
+{
+    unsigned jobs;
+    run_setup whole = {1, 0, IN_ORDER, 0, false}, in_order = {1, 0, IN_ORDER, 0, true};
+    run_log want = run(image, whole, &jobs), got = run(image, in_order, &jobs);
+    CHECK(want.len == got.len && memcmp(want.text, got.text, want.len) == 0);
+    free(got.text);
+    return want;
+}
+
 static const run_setup setups[] = {
-    {2, 0, IN_ORDER, 0},    {2, 0, BACKWARDS, 0},    {2, 0, STRIDED, 0},
-    {2, 4096, IN_ORDER, 0}, {2, 65536, IN_ORDER, 0}, {2, 65536, STRIDED, 0},
+    {2, 0, IN_ORDER, 0, false},    {2, 0, BACKWARDS, 0, false},    {2, 0, STRIDED, 0, false},
+    {2, 4096, IN_ORDER, 0, false}, {2, 65536, IN_ORDER, 0, false}, {2, 65536, STRIDED, 0, false},
+    {2, 0, IN_ORDER, 0, true},     {2, 0, BACKWARDS, 0, true},     {2, 65536, IN_ORDER, 0, true},
+    {2, 4096, IN_ORDER, 0, true},
 };
 
 static void test_worker_gives_what_one_thread_gives(void)
@@ -173,6 +197,7 @@ static void test_worker_gives_what_one_thread_gives(void)
     bool all_ran;
     CHECK_EQ_U64(differences(&image, setups, sizeof setups / sizeof setups[0], &all_ran), 0);
     CHECK(all_ran);
+    free(same_in_order(&image).text);
     free(image.data);
 }
 
@@ -238,11 +263,15 @@ static void test_worker_gives_what_one_thread_gives_on_damage(void)
             size_t at = sp->offset + 8 + (size_t)(next_random(&x) % (sp->size - 8));
             image.data[at] = (uint8_t)(x >> 56);
         }
+        static const run_setup damage_setups[] = {
+            {2, 0, IN_ORDER, 0, false}, {2, 0, BACKWARDS, 0, false}, {2, 0, STRIDED, 0, false},
+            {2, 4096, IN_ORDER, 0, false}, {2, 0, IN_ORDER, 0, true}, {2, 4096, IN_ORDER, 0, true},
+        };
         bool all_ran;
-        bad += differences(&image, setups, 4, &all_ran);
+        bad += differences(&image, damage_setups, 6, &all_ran);
         ran += all_ran;
         unsigned jobs;
-        run_setup two = {2, 0, IN_ORDER, 0};
+        run_setup two = {2, 0, IN_ORDER, 0, false};
         run_log l = run(&image, two, &jobs);
         warned += strstr(l.text, "\nwarning ") != NULL;
         free(l.text);
@@ -303,7 +332,7 @@ static void test_worker_passes_on_each_scenes_warnings(void)
     CHECK_EQ_U64(differences(&image, setups, sizeof setups / sizeof setups[0], &all_ran), 0);
     CHECK(all_ran);
     unsigned jobs;
-    run_setup two = {2, 0, IN_ORDER, 0};
+    run_setup two = {2, 0, IN_ORDER, 0, false};
     run_log l = run(&image, two, &jobs);
     int warnings = 0;
     for (const char *p = l.text; (p = strstr(p, "\nwarning ")) != NULL; p++)
@@ -343,10 +372,9 @@ static void test_worker_gives_way_to_the_limit(void)
     trowel_ctx_free(ctx);
     REQUIRE(patched > 10);
     const run_setup limits[] = {
-        {2, 0, IN_ORDER, 0},
-        {2, 0, STRIDED, 0},
-        {2, 65536, IN_ORDER, 4u << 20},
-        {2, 65536, STRIDED, 64u << 20},
+        {2, 0, IN_ORDER, 0, false},          {2, 0, STRIDED, 0, false},
+        {2, 65536, IN_ORDER, 4u << 20, false}, {2, 65536, STRIDED, 64u << 20, false},
+        {2, 0, IN_ORDER, 0, true},           {2, 65536, IN_ORDER, 4u << 20, true},
     };
     bool all_ran;
     CHECK_EQ_U64(differences(&image, limits, sizeof limits / sizeof limits[0], &all_ran), 0);
@@ -358,7 +386,78 @@ static void test_worker_gives_way_to_the_limit(void)
     free(image.data);
 }
 
+/* Writes count flex scenes into dir and builds them into an image (no
+ * compression); scene i uses the flex track "zzz_last_0" instead of
+ * "lid_raiser" when i % 7 == 3, which makes it the pool's last string. */
+static bytes image_with_a_last_string(int count)
+{
+    bytes image = {NULL, 0};
+    char *dir = make_temp_dir();
+    if (!dir)
+        return image;
+    trowel_source *src = calloc((size_t)count, sizeof *src);
+    char **paths = calloc((size_t)count, sizeof *paths);
+    char(*names)[32] = calloc((size_t)count, sizeof *names);
+    char scene[sizeof flex_scene];
+    for (int i = 0; i < count; i++) {
+        memcpy(scene, flex_scene, sizeof flex_scene);
+        if (i % 7 == 3)
+            memcpy(strstr(scene, "lid_raiser"), "zzz_last_0", 10); /* as long */
+        snprintf(names[i], sizeof names[i], "scene%03d.vcd", i);
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        paths[i] = malloc(len);
+        snprintf(paths[i], len, "%s/%s", dir, names[i]);
+        write_file(paths[i], scene, strlen(scene));
+        src[i] = (trowel_source){names[i], paths[i]};
+    }
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *opts[] = {"compress=none"};
+    CHECK(vsif_build(ctx, src, (size_t)count, opts, 1, &image) == TROWEL_OK);
+    trowel_ctx_free(ctx);
+    for (int i = 0; i < count; i++)
+        free(paths[i]);
+    free(paths);
+    free(names);
+    free(src);
+    remove_tree(dir);
+    return image;
+}
+
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
+/* An image whose pool lacks its last string (the string count cut by
+ * one): the scenes using it cannot become text and are written as stored,
+ * named .bvcd. Opened to be read in order, whichever thread surveys such
+ * a scene (the reading one, in the gap before a batch, or the worker, with
+ * its batch) names it and writes it as the whole survey in open does. */
+static void test_in_order_names_scenes_that_cannot_become_text(void)
+{
+    enum { SCENES = 400 };
+    bytes image = image_with_a_last_string(SCENES);
+    REQUIRE(image.size > 16 && memcmp(image.data, "VSIF", 4) == 0);
+    set_u32(image.data + 12, get_u32(image.data + 12) - 1);
+    static const run_setup in_order[] = {
+        {2, 0, IN_ORDER, 0, true}, {2, 0, BACKWARDS, 0, true}, {2, 4096, IN_ORDER, 0, true},
+        {2, 0, IN_ORDER, 0, false},
+    };
+    bool all_ran;
+    CHECK_EQ_U64(differences(&image, in_order, sizeof in_order / sizeof in_order[0], &all_ran), 0);
+    CHECK(all_ran);
+    run_log want = same_in_order(&image);
+    CHECK_EQ_U64(count_in(want.text, ".bvcd:"), (SCENES + 3) / 7);
+    CHECK_EQ_U64(count_in(want.text, "cannot become text"), (SCENES + 3) / 7);
+    free(want.text);
+    free(image.data);
+}
+
 TEST_MAIN(TEST(test_worker_gives_what_one_thread_gives),
+          TEST(test_in_order_names_scenes_that_cannot_become_text),
           TEST(test_worker_gives_what_one_thread_gives_on_damage),
           TEST(test_worker_passes_on_each_scenes_warnings),
           TEST(test_worker_gives_way_to_the_limit))

@@ -96,6 +96,12 @@ typedef struct choreo_bvcd_facts {
     float stop_time, last_speech_time;
 } choreo_bvcd_facts;
 
+/* choreo_read_bvcd that also notes the survey's times on the way (facts:
+ * missing stays 0, as a strict read fails on an index outside the pool),
+ * so that a caller making text needs no survey of its own. */
+trowel_status choreo_read_bvcd_facts(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                     choreo_scene **out, choreo_bvcd_facts *facts);
+
 /* Reads a BVCD as choreo_read_bvcd_loose does, failing where it fails
  * (the same status, message and offset) but building no model: nothing
  * is allocated. */

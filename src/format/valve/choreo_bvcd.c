@@ -28,7 +28,8 @@
 /* One reader serves two callers. With a scene (s) it builds the model.
  * Without one (a survey, choreo_survey_bvcd) it reads and checks every
  * byte exactly as then, so it fails where the full read fails, but keeps
- * nothing: only the facts a survey needs, in facts. */
+ * nothing: only the facts a survey needs, in facts. A full read may note
+ * the same facts on the way (choreo_read_bvcd_facts). */
 typedef struct breader {
     trowel_reader *r;
     trowel_ctx *ctx;
@@ -36,7 +37,7 @@ typedef struct breader {
     const choreo_pool *pool;
     size_t *missing;   /* loose reading: indices outside the pool counted here */
     int *first_missing;
-    choreo_bvcd_facts *facts; /* a survey's */
+    choreo_bvcd_facts *facts; /* a survey's, or NULL */
 } breader;
 
 static trowel_status rd_u8(breader *b, uint8_t *v) { return trowel_read_u8(b->r, v); }
@@ -286,9 +287,9 @@ static trowel_status rd_event(breader *b, choreo_channel *c)
         (st = rd_tags(b, &e->abs[1], true, true)) != TROWEL_OK ||
         (st = rd_event_tail(b, e, at)) != TROWEL_OK)
         return st;
-    if (!b->s)
+    if (b->facts)
         note_event(b->facts, e);
-    else if (c) {
+    if (b->s && c) {
         e->in_actor = true;
         st = choreo_channel_push(b->s, c, e);
     }
@@ -359,7 +360,8 @@ static trowel_status read_body(breader *b, uint32_t *crc, choreo_curve *ramp, ui
 }
 
 static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
-                               choreo_scene **out, size_t *missing, int *first_missing)
+                               choreo_scene **out, size_t *missing, int *first_missing,
+                               choreo_bvcd_facts *facts)
 {
     *out = NULL;
     trowel_status st = read_signature(ctx, bin);
@@ -368,7 +370,7 @@ static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
         return st;
     s->from_binary = true;
     s->has_crc = true;
-    breader b = {bin, ctx, s, pool, missing, first_missing, NULL};
+    breader b = {bin, ctx, s, pool, missing, first_missing, facts};
     uint8_t ignore = 0;
     st = read_body(&b, &s->source_crc, &s->ramp, &ignore);
     s->ignore_phonemes = ignore != 0;
@@ -385,7 +387,14 @@ static trowel_status read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo
 trowel_status choreo_read_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
                                choreo_scene **out)
 {
-    return read_bvcd(ctx, bin, pool, out, NULL, NULL);
+    return read_bvcd(ctx, bin, pool, out, NULL, NULL, NULL);
+}
+
+trowel_status choreo_read_bvcd_facts(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
+                                     choreo_scene **out, choreo_bvcd_facts *facts)
+{
+    memset(facts, 0, sizeof *facts);
+    return read_bvcd(ctx, bin, pool, out, NULL, NULL, facts);
 }
 
 trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,
@@ -393,7 +402,7 @@ trowel_status choreo_read_bvcd_loose(trowel_ctx *ctx, trowel_reader *bin, const 
 {
     *missing = 0;
     *first_missing = 0;
-    return read_bvcd(ctx, bin, pool, out, missing, first_missing);
+    return read_bvcd(ctx, bin, pool, out, missing, first_missing, NULL);
 }
 
 trowel_status choreo_survey_bvcd(trowel_ctx *ctx, trowel_reader *bin, const choreo_pool *pool,

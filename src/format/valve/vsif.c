@@ -36,6 +36,7 @@
 
 #include <ctype.h>
 #include <json-c/json.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,11 @@
 #include <strings.h>
 
 /* Scenes the worker turns into text while the caller writes earlier ones
- * (see "reading ahead" below). */
-enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 64 };
+ * (see "reading ahead" below). Read in order, the caller surveys and
+ * converts the scenes of a gap before each batch itself: GAP_FIRST at
+ * first, then a step more after a batch it had to wait for and a step
+ * less after one that was ready. */
+enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 64, GAP_FIRST = 16, GAP_STEP = 4 };
 
 typedef struct text_piece {
     const char *entry; /* its name, for its errors and warnings */
@@ -56,6 +60,7 @@ typedef struct text_piece {
     trowel_error error;                /* status not OK */
     size_t warnings_from, warnings_to; /* the worker's, then the batch's */
     bool handed_out;                   /* its entry was read */
+    vsif_study study;                  /* the batch surveys: what its scene showed */
 } text_piece;
 
 typedef struct text_batch {
@@ -63,6 +68,8 @@ typedef struct text_batch {
     const vsif_image *img;
     size_t first, count; /* entries [first, first + count) */
     size_t done;         /* made by the worker; the rest are the reader's */
+    bool surveys;        /* its scenes are not surveyed yet: the worker does it */
+    atomic_bool finished; /* the worker's job returned (for the gap) */
     trowel_error *warnings; /* once taken: the worker's, on the archive's context */
     size_t warning_count;
     text_piece piece[TEXT_BATCH_MAX];
@@ -77,9 +84,17 @@ typedef struct vsif_state {
     size_t batch_size;
     size_t next_in_turn;    /* the entry after the one read last (SIZE_MAX: none) */
     bool gave_way;          /* the memory limit was reached: no more reading ahead */
+    /* opened in order (a->in_order): scenes are surveyed as they are
+     * reached (vsif_settle) rather than all in open */
+    bool lazy;
+    size_t gap;             /* entries this thread does before the worker's next batch */
+    bool survey_short;      /* a scene's survey ran out of memory (told once) */
     bool reclaims;          /* the context's reclaim function is this archive's */
     bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
 } vsif_state;
+
+static void settled_all(trowel_archive *a, vsif_state *st);
+static void settle_batch(trowel_archive *a, vsif_state *st, const text_batch *b);
 
 /* ------------------------------------------------------------- reading */
 
@@ -153,7 +168,9 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
     vsif_image *img = &st->img;
     s = vsif_image_read(r, img);
     st->worker = trowel_worker_new(a->ctx);
-    if (s == TROWEL_OK)
+    st->lazy = a->in_order;
+    st->gap = GAP_FIRST;
+    if (s == TROWEL_OK && !st->lazy)
         s = vsif_image_survey(a->ctx, a->in, img, st->worker);
     if (s != TROWEL_OK)
         return s;
@@ -163,7 +180,8 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_props_add_uint(info, "scene_count", img->scene_count)) ||
         (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
         (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)) ||
-        (s = trowel_props_add_str(info, "summary_precision", summary_rule_name(img))))
+        (!st->lazy && /* else once every scene is surveyed (vsif_settle) */
+         (s = trowel_props_add_str(info, "summary_precision", summary_rule_name(img)))))
         return s;
     for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
         s = add_entry(a, img, &img->scenes[i]);
@@ -171,6 +189,10 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         warn_damage(a->ctx, img);
         trowel_archive_mark_damaged(a);
     }
+    if (s == TROWEL_OK && !st->lazy)
+        a->settled = a->entry_count;
+    else if (s == TROWEL_OK && !a->entry_count)
+        settled_all(a, st);
     return s;
 }
 
@@ -273,28 +295,57 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
  * is read. Entries the worker could not do within its memory share, and
  * entries outside the batches, are done here, as without a worker. */
 
+/* Reads the scene in b as text needs it and surveys it on the way (st):
+ * one read where the survey and the text would take two. A strict read
+ * stops at a string index outside the pool, where the survey reads on, so
+ * a failed read is surveyed again to tell a scene that cannot become text
+ * (OK, st->missing set, no scene) from one that cannot be read (the strict
+ * read's error, as converting it would report). */
+static trowel_status read_surveying(trowel_ctx *ctx, const vsif_image *img, const vsif_scene *sc,
+                                    vsif_scene_bvcd *b, choreo_scene **scene, vsif_study *st)
+{
+    memset(st, 0, sizeof *st);
+    choreo_bvcd_facts facts;
+    uint64_t start = trowel_reader_tell(&b->r);
+    trowel_status s = choreo_read_bvcd_facts(ctx, &b->r, img->pool, scene, &facts);
+    if (s == TROWEL_OK || s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM) {
+        if (s == TROWEL_OK)
+            vsif_study_of(sc, &facts, st);
+        return s;
+    }
+    trowel_error strict = ctx->last_error;
+    if (trowel_reader_seek(&b->r, start) == TROWEL_OK &&
+        choreo_survey_bvcd(ctx, &b->r, img->pool, &facts) == TROWEL_OK && facts.missing) {
+        vsif_study_of(sc, &facts, st);
+        trowel_ctx_clear_error(ctx);
+        return TROWEL_OK;
+    }
+    ctx->last_error = strict;
+    return strict.status;
+}
+
 static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
 {
     text_batch *b = arg;
     for (size_t k = 0; k < b->count; k++) {
         text_piece *p = &b->piece[k];
+        const vsif_scene *sc = &b->img->scenes[b->first + k];
         vsif_scene_bvcd bvcd;
         choreo_scene *scene = NULL;
         trowel_sink *sink = NULL;
         p->warnings_from = trowel_worker_warnings(b->w);
         trowel_set_entry(ctx, p->entry);
-        trowel_status s =
-            vsif_scene_bvcd_from(ctx, &b->img->scenes[b->first + k], p->blob, p->blob_size, &bvcd);
+        trowel_status s = vsif_scene_bvcd_from(ctx, sc, p->blob, p->blob_size, &bvcd);
         if (s == TROWEL_OK) {
-            s = choreo_read_bvcd(ctx, &bvcd.r, b->img->pool, &scene);
+            s = b->surveys ? read_surveying(ctx, b->img, sc, &bvcd, &scene, &p->study)
+                           : choreo_read_bvcd(ctx, &bvcd.r, b->img->pool, &scene);
             vsif_scene_bvcd_close(ctx, &bvcd);
         }
-        if (s == TROWEL_OK)
-            s = trowel_sink_open_memory(ctx, &sink);
-        if (s == TROWEL_OK) {
-            /* What it writes before a failure (whole pieces, see
-             * CHOREO_VCD_WRITE_SIZE) is kept too: one thread would have
-             * written it to the caller's sink. */
+        /* No scene (and OK): it cannot become text, and is written as
+         * stored. What a scene writes before a failure (whole pieces, see
+         * CHOREO_VCD_WRITE_SIZE) is kept too: one thread would have
+         * written it to the caller's sink. */
+        if (s == TROWEL_OK && scene && (s = trowel_sink_open_memory(ctx, &sink)) == TROWEL_OK) {
             s = choreo_write_vcd(ctx, scene, sink);
             trowel_status t = trowel_sink_take(sink, &p->text, &p->text_size);
             if (s == TROWEL_OK)
@@ -306,7 +357,7 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM || trowel_worker_lost_warnings(b->w)) {
             trowel_mem_free(ctx, p->text);
             p->text = NULL;
-            return TROWEL_OK;
+            break; /* this piece and the rest are the reader's */
         }
         p->status = s;
         if (s != TROWEL_OK)
@@ -314,6 +365,7 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         trowel_ctx_clear_error(ctx);
         b->done = k + 1;
     }
+    atomic_store_explicit(&b->finished, true, memory_order_release);
     return TROWEL_OK;
 }
 
@@ -367,6 +419,8 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
     text_batch *b = st->ahead;
     b->img = &st->img;
     b->first = index;
+    b->surveys = index >= a->settled; /* read in order: nothing of it is yet */
+    atomic_init(&b->finished, false);
     st->bookkeeping = true;
     trowel_error before = a->ctx->last_error;
     while (b->count < st->batch_size && index + b->count < a->entry_count) {
@@ -391,6 +445,10 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
 static void take_ahead(trowel_archive *a, vsif_state *st)
 {
     text_batch *b = st->ahead;
+    if (st->lazy) /* share the work so that neither thread waits for the other */
+        st->gap = atomic_load_explicit(&b->finished, memory_order_acquire)
+                      ? (st->gap > GAP_STEP ? st->gap - GAP_STEP : 0)
+                      : (st->gap + GAP_STEP < TEXT_BATCH_MAX ? st->gap + GAP_STEP : TEXT_BATCH_MAX);
     if (!trowel_worker_wait(st->worker))
         forget_texts(b);
     trowel_ctx *wctx = trowel_worker_ctx(st->worker);
@@ -419,6 +477,8 @@ static void take_ahead(trowel_archive *a, vsif_state *st)
     st->bookkeeping = false;
     if (st->batch_size < TEXT_BATCH_MAX)
         st->batch_size *= 2;
+    if (b->surveys)
+        settle_batch(a, st, b);
 }
 
 /* The piece for entry index, when a batch has it and it was not handed
@@ -429,9 +489,11 @@ static text_piece *piece_for(trowel_archive *a, vsif_state *st, size_t index)
     if (!st->ahead)
         return NULL;
     if (trowel_worker_busy(st->worker)) {
+        /* read in order, the gap before the worker's batch is this thread's */
+        size_t end = st->lazy ? st->ahead->first - st->ready->first : st->ready->count;
         if (index - st->ahead->first < st->ahead->count)
             take_ahead(a, st);
-        else if (index - st->ready->first >= st->ready->count)
+        else if (index - st->ready->first >= end)
             drop_ahead(a, st);
     }
     text_batch *r = st->ready;
@@ -528,7 +590,124 @@ static void keep_ahead(trowel_archive *a, vsif_state *st, size_t index)
     const text_batch *r = st->ready;
     if (next - r->first < r->count)
         next = r->first + r->count;
+    if (st->lazy)
+        next += a->entry_count - next < st->gap ? a->entry_count - next : st->gap;
     start_ahead(a, st, next);
+}
+
+/* ---- settling. Opened in order (extract), the image is not surveyed in
+ * open: each scene is surveyed when its entry is first asked for, so that
+ * surveying overlaps the caller's writing of the scenes before it. The
+ * worker surveys the scenes of its batches as it makes their text, in one
+ * read (read_surveying), and this thread those of the gaps between. What
+ * each scene shows is applied in scene order, as the full survey applies
+ * it, so names, info and manifest end the same. */
+
+/* A scene that cannot become text is named as stored (.bvcd). Should the
+ * new name not fit in memory, the scene is not marked either: reading it
+ * then fails, rather than writing stored bytes under a text's name. */
+static void settle_name(trowel_archive *a, vsif_state *st, size_t index)
+{
+    vsif_scene *sc = &st->img.scenes[index];
+    if (!sc->textless)
+        return;
+    char name[VSIF_CRC_NAME_SIZE];
+    vsif_crc_name(sc->crc, true, name);
+    if (trowel_archive_rename_entry(a, index, name) != TROWEL_OK)
+        sc->textless = false;
+}
+
+/* A survey that ran out of memory (the only way it fails): the scenes it
+ * could not read are left for reading them to report. Said once. */
+static void survey_fell_short(trowel_archive *a, vsif_state *st, size_t index)
+{
+    if (!st->survey_short) {
+        trowel_set_entry(a->ctx, a->entries[index].name);
+        trowel_warn(a->ctx, TROWEL_NO_OFFSET,
+                    "out of memory surveying the scenes from this one on: a scene among them "
+                    "whose strings lie outside the pool fails instead of being written as stored");
+        trowel_set_entry(a->ctx, NULL);
+    }
+    st->survey_short = true;
+}
+
+/* Every scene is surveyed: the info gets the summary rule, as open gives it
+ * when it surveys. */
+static void settled_all(trowel_archive *a, vsif_state *st)
+{
+    a->settled = a->entry_count;
+    trowel_error before = a->ctx->last_error;
+    /* out of memory: the info goes without it (every other key stands) */
+    (void)trowel_props_add_str(a->info, "summary_precision", summary_rule_name(&st->img));
+    a->ctx->last_error = before;
+}
+
+/* Applies what the worker's batch b (just taken) learnt of its scenes,
+ * when it starts at the first scene not settled. */
+static void settle_batch(trowel_archive *a, vsif_state *st, const text_batch *b)
+{
+    if (b->first != a->settled)
+        return;
+    trowel_error before = a->ctx->last_error;
+    for (size_t k = 0; k < b->done; k++) {
+        size_t index = b->first + k;
+        vsif_study study = b->piece[k].study; /* no decoded bytes: nothing is freed */
+        trowel_status s = study.parsed ? TROWEL_OK : b->piece[k].status;
+        if (vsif_apply_study(a->ctx, a->ctx, &st->img, &st->img.scenes[index], &study, s) !=
+            TROWEL_OK)
+            break; /* out of memory: the scene is surveyed again here */
+        settle_name(a, st, index);
+        a->settled = index + 1;
+    }
+    a->ctx->last_error = before;
+}
+
+/* Surveys scene index on this thread. */
+static void settle_here(trowel_archive *a, vsif_state *st, size_t index)
+{
+    trowel_error before = a->ctx->last_error;
+    if (!st->survey_short &&
+        vsif_survey_scene(a->ctx, a->in, &st->img, &st->img.scenes[index]) != TROWEL_OK)
+        survey_fell_short(a, st, index);
+    a->ctx->last_error = before;
+    settle_name(a, st, index);
+    a->settled = index + 1;
+}
+
+/* Surveys every scene from index on, with the worker's help, for a caller
+ * that wants them all (info, names, manifest) rather than the next. */
+static void settle_rest(trowel_archive *a, vsif_state *st, size_t index)
+{
+    drop_ahead(a, st); /* the worker is the survey's now */
+    trowel_error before = a->ctx->last_error;
+    if (vsif_image_survey_from(a->ctx, a->in, &st->img, st->worker, (uint32_t)index) !=
+        TROWEL_OK)
+        survey_fell_short(a, st, index);
+    a->ctx->last_error = before;
+    for (size_t i = index; i < a->entry_count; i++)
+        settle_name(a, st, i);
+    a->settled = a->entry_count;
+}
+
+static void vsif_settle(trowel_archive *a, size_t count)
+{
+    vsif_state *st = a->priv;
+    enum { MANY = 128 }; /* more than this at once: the whole survey's way */
+    while (a->settled < count) {
+        size_t index = a->settled;
+        if (st->ahead && trowel_worker_busy(st->worker) &&
+            index - st->ahead->first < st->ahead->count) {
+            take_ahead(a, st); /* settles what the worker surveyed */
+            if (a->settled > index)
+                continue;
+        }
+        if (count == a->entry_count && count - index > MANY && !st->survey_short)
+            settle_rest(a, st, index);
+        else
+            settle_here(a, st, index);
+    }
+    if (a->settled == a->entry_count)
+        settled_all(a, st);
 }
 
 static void vsif_close(trowel_archive *a)
@@ -545,9 +724,9 @@ static void vsif_close(trowel_archive *a)
     trowel_mem_free(a->ctx, st);
 }
 
-static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+static trowel_status read_scene(trowel_archive *a, vsif_state *st, size_t index,
+                                trowel_sink *out)
 {
-    vsif_state *st = a->priv;
     const vsif_scene *sc = &st->img.scenes[index];
     if (written_stored(st, index)) {
         if (sc->textless && !st->raw) {
@@ -574,6 +753,18 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
     if (s == TROWEL_OK)
         s = choreo_write_vcd(a->ctx, scene, out);
     choreo_scene_free(a->ctx, scene);
+    return s;
+}
+
+/* Read in order, a scene is read once: the BVCD its survey kept goes once
+ * it is, so that what is in use does not depend on which thread surveyed
+ * which scene (the worker keeps none). */
+static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sink *out)
+{
+    vsif_state *st = a->priv;
+    trowel_status s = read_scene(a, st, index, out);
+    if (st->lazy)
+        vsif_scene_forget_decoded(a->ctx, &st->img, &st->img.scenes[index]);
     return s;
 }
 
@@ -984,5 +1175,6 @@ const trowel_format trowel_format_vsif = {
     .set_names = vsif_set_names,
     .set_options = vsif_set_options,
     .entry_size_exact = vsif_entry_size_exact,
+    .settle = vsif_settle,
     .close = vsif_close,
 };

@@ -489,44 +489,48 @@ bool vsif_image_uses_float(const vsif_image *img)
     return img->float_votes > img->double_votes;
 }
 
-/* What the survey learns from one scene (study_scene), on whichever
- * context read it: this thread's, or a worker's. */
-typedef struct scene_study {
-    bool parsed;      /* false: the scene is left for extract and verify */
-    uint8_t *decoded; /* the BVCD decoded, on the context that read it; or NULL */
-    uint32_t decoded_size;
-    size_t missing;   /* string indices outside the pool, the first of them */
-    int first;
-    bool summarized;  /* the summary, as double and as float arithmetic gives it */
-    uint32_t msecs, msecs_float, lastspeech, lastspeech_float;
-} scene_study;
+void vsif_scene_forget_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc)
+{
+    if (!sc->decoded)
+        return;
+    img->decoded_kept -= sc->decoded_size;
+    trowel_mem_free(ctx, sc->decoded);
+    sc->decoded = NULL;
+    sc->decoded_size = 0;
+}
+
+void vsif_study_of(const vsif_scene *sc, const choreo_bvcd_facts *facts, vsif_study *st)
+{
+    memset(st, 0, sizeof *st);
+    st->parsed = true;
+    st->missing = facts->missing;
+    st->first = facts->first_missing;
+    if (sc->summary_ok) {
+        st->summarized = true;
+        st->msecs = choreo_msecs(facts->stop_time, false);
+        st->msecs_float = choreo_msecs(facts->stop_time, true);
+        st->lastspeech = choreo_msecs(facts->last_speech_time, false);
+        st->lastspeech_float = choreo_msecs(facts->last_speech_time, true);
+    }
+}
 
 /* Reads the scene in b (choreo_survey_bvcd: no model is built) and works
  * out its summary's times. Not OK: the scene could not be read
  * (st->parsed is false). */
 static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const vsif_scene *sc,
-                                 vsif_scene_bvcd *b, scene_study *st)
+                                 vsif_scene_bvcd *b, vsif_study *st)
 {
     memset(st, 0, sizeof *st);
     choreo_bvcd_facts facts;
     trowel_status s = choreo_survey_bvcd(ctx, &b->r, img->pool, &facts);
     if (s != TROWEL_OK)
         return s;
-    st->parsed = true;
-    st->missing = facts.missing;
-    st->first = facts.first_missing;
+    vsif_study_of(sc, &facts, st);
     uint64_t size = trowel_reader_size(&b->r);
     if (b->decoded && size <= UINT32_MAX) {
         st->decoded = b->decoded;
         st->decoded_size = (uint32_t)size;
         b->decoded = NULL;
-    }
-    if (sc->summary_ok) {
-        st->summarized = true;
-        st->msecs = choreo_msecs(facts.stop_time, false);
-        st->msecs_float = choreo_msecs(facts.stop_time, true);
-        st->lastspeech = choreo_msecs(facts.last_speech_time, false);
-        st->lastspeech_float = choreo_msecs(facts.last_speech_time, true);
     }
     return TROWEL_OK;
 }
@@ -534,7 +538,7 @@ static trowel_status study_scene(trowel_ctx *ctx, const vsif_image *img, const v
 /* Hands the decoded BVCD of st (on from) to sc when the budget allows
  * (and, from a worker, ctx's limit takes it); else frees it. */
 static void keep_decoded(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsif_scene *sc,
-                         scene_study *st)
+                         vsif_study *st)
 {
     uint64_t budget = trowel_ctx_mem_limit(ctx) / 16;
     if (budget > VSIF_DECODED_BUDGET_MAX)
@@ -551,10 +555,8 @@ static void keep_decoded(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsi
     st->decoded = NULL;
 }
 
-/* What the study of sc (status s) means for the image; not OK ends the
- * survey. */
-static trowel_status apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img,
-                                 vsif_scene *sc, scene_study *st, trowel_status s)
+trowel_status vsif_apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img,
+                                 vsif_scene *sc, vsif_study *st, trowel_status s)
 {
     if (!st->parsed) {
         if (s == TROWEL_ERR_NOMEM)
@@ -573,19 +575,18 @@ static trowel_status apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *
     return TROWEL_OK; /* a scene read in full ends nothing */
 }
 
-/* One scene surveyed on this thread. */
-static trowel_status survey_here(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+trowel_status vsif_survey_scene(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
                                  vsif_scene *sc)
 {
     vsif_scene_bvcd b;
-    scene_study st;
+    vsif_study st;
     memset(&st, 0, sizeof st);
     trowel_status s = vsif_scene_bvcd_open(ctx, in, sc, &b);
     if (s == TROWEL_OK) {
         s = study_scene(ctx, img, sc, &b, &st);
         vsif_scene_bvcd_close(ctx, &b);
     }
-    return apply_study(ctx, ctx, img, sc, &st, s);
+    return vsif_apply_study(ctx, ctx, img, sc, &st, s);
 }
 
 /* Scenes surveyed by the worker while this thread surveys the batch before
@@ -597,7 +598,7 @@ enum { SURVEY_BATCH = 64 };
 typedef struct survey_piece {
     uint8_t *blob; /* on the survey's context */
     size_t blob_size;
-    scene_study st;
+    vsif_study st;
     trowel_status status;
     size_t warnings_from, warnings_to; /* of the worker's */
 } survey_piece;
@@ -692,7 +693,7 @@ static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batc
     for (uint32_t k = 0; finished && s == TROWEL_OK && k < b->done; k++) {
         survey_piece *p = &b->piece[k];
         trowel_worker_pass_warnings(b->w, ctx, p->warnings_from, p->warnings_to);
-        s = apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k], &p->st,
+        s = vsif_apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k], &p->st,
                         p->status);
         *done = k + 1;
     }
@@ -738,22 +739,29 @@ static void survey_give_way(void *user)
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
                                 trowel_worker *w)
 {
+    return vsif_image_survey_from(ctx, in, img, w, 0);
+}
+
+trowel_status vsif_image_survey_from(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                     trowel_worker *w, uint32_t first_scene)
+{
     survey_run run = {ctx, NULL, false, ctx->reclaim_fn, ctx->reclaim_user};
     trowel_error before = ctx->last_error;
-    if (w && img->count > SURVEY_BATCH && trowel_mem_new(ctx, sizeof *run.b, &run.b) != TROWEL_OK)
+    if (w && img->count - first_scene > SURVEY_BATCH &&
+        trowel_mem_new(ctx, sizeof *run.b, &run.b) != TROWEL_OK)
         ctx->last_error = before; /* then this thread does it all */
     survey_batch *b = run.b;
     if (b)
         trowel_mem_set_reclaim(ctx, survey_give_way, &run);
     trowel_status s = TROWEL_OK;
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->count;) {
+    for (uint32_t i = first_scene; s == TROWEL_OK && i < img->count;) {
         uint32_t mine = img->count - i < SURVEY_BATCH ? img->count - i : SURVEY_BATCH;
         uint32_t first = i + mine;
         uint32_t end = img->count - first < SURVEY_BATCH ? img->count : first + SURVEY_BATCH;
         bool ahead = b && !run.given_way && first < end &&
                      survey_ahead(ctx, in, img, w, b, first, end);
         for (uint32_t k = 0; s == TROWEL_OK && k < mine; k++)
-            s = survey_here(ctx, in, img, &img->scenes[i + k]);
+            s = vsif_survey_scene(ctx, in, img, &img->scenes[i + k]);
         i += mine;
         if (ahead) {
             uint32_t done;

@@ -94,6 +94,36 @@ void vsif_image_free(trowel_ctx *ctx, vsif_image *img);
  * w (NULL: none) shares the work: the image ends the same. */
 trowel_status vsif_image_survey(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
                                 trowel_worker *w);
+/* The same from scene first on (the scenes before it surveyed already). */
+trowel_status vsif_image_survey_from(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                     trowel_worker *w, uint32_t first);
+
+/* The survey of one scene, for an image surveyed as its scenes are read
+ * (an archive opened in order). */
+trowel_status vsif_survey_scene(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
+                                vsif_scene *sc);
+/* What the survey learns from one scene, on whichever context read it:
+ * this thread's, or a worker's. */
+typedef struct vsif_study {
+    bool parsed;      /* false: the scene is left for extract and verify */
+    uint8_t *decoded; /* the BVCD decoded, on the context that read it; or NULL */
+    uint32_t decoded_size;
+    size_t missing;   /* string indices outside the pool, the first of them */
+    int first;
+    bool summarized;  /* the summary, as double and as float arithmetic gives it */
+    uint32_t msecs, msecs_float, lastspeech, lastspeech_float;
+} vsif_study;
+/* Frees the decoded BVCD the survey kept for sc (when it kept one). */
+void vsif_scene_forget_decoded(trowel_ctx *ctx, vsif_image *img, vsif_scene *sc);
+/* The study of a scene read in full (facts from a survey, or noted by
+ * choreo_read_bvcd_facts), without its decoded bytes. */
+void vsif_study_of(const vsif_scene *sc, const choreo_bvcd_facts *facts, vsif_study *st);
+/* What the study of sc (status s: not OK when the scene could not be read)
+ * means for the image: sc's textless and bad index, the summary votes, the
+ * decoded BVCD kept (or freed on from). Not OK (out of memory) ends a
+ * survey. */
+trowel_status vsif_apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsif_scene *sc,
+                               vsif_study *st, trowel_status s);
 /* The rule most scenes follow (single precision), false when none tells. */
 bool vsif_image_uses_float(const vsif_image *img);
 
