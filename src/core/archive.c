@@ -109,8 +109,10 @@ trowel_status trowel_archive_add(trowel_archive *a, const trowel_entry *e, trowe
         s = keep_string(a, e->name ? e->name : "", &name);
     if (s == TROWEL_OK)
         s = keep_string(a, e->method ? e->method : "stored", &method);
+    if (s == TROWEL_OK && !a->extras) /* made with the first entry */
+        s = trowel_props_create(a->ctx, &a->extras);
     if (s == TROWEL_OK)
-        s = trowel_props_create(a->ctx, extra);
+        s = trowel_props_create_within(a->extras, extra);
     if (s != TROWEL_OK)
         return s;
     size_t i = a->entry_count++;
@@ -271,8 +273,7 @@ void trowel_archive_close(trowel_archive *a)
         return;
     if (a->fmt->close)
         a->fmt->close(a);
-    for (size_t i = 0; i < a->entry_count; i++)
-        trowel_props_free(a->entry_extra[i]);
+    trowel_props_free(a->extras); /* and every entry's extra with it */
     trowel_mem_free(a->ctx, a->entry_extra);
     trowel_mem_free(a->ctx, a->entries);
     trowel_props_free(a->info);

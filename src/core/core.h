@@ -150,6 +150,10 @@ static inline bool trowel_mul_overflows(uint64_t a, uint64_t b, uint64_t *produc
 /* ---- property lists (trowel_props). Strings and keys are copied. */
 trowel_props *trowel_props_new(trowel_ctx *ctx);
 trowel_status trowel_props_create(trowel_ctx *ctx, trowel_props **out);
+/* A list whose memory is cut from within's (which must outlive it):
+ * freeing it does nothing, freeing within frees both. For many small
+ * lists that go together (an archive's entries). */
+trowel_status trowel_props_create_within(trowel_props *within, trowel_props **out);
 void trowel_props_free(trowel_props *p);
 trowel_status trowel_props_add_int(trowel_props *p, const char *key, int64_t v);
 trowel_status trowel_props_add_uint(trowel_props *p, const char *key, uint64_t v);

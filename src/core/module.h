@@ -249,6 +249,7 @@ struct trowel_archive {
     trowel_entry *entries;
     trowel_props **entry_extra;
     trowel_props *strings; /* storage for entry names and methods */
+    trowel_props *extras;  /* holds every entry's extra (trowel_props_create_within) */
     size_t entry_count;
     size_t entry_cap;
     void *priv;

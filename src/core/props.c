@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdalign.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,9 +17,16 @@
  * took 106 allocations and as many frees (a third of opening a large ASM).
  * A list's first chunk is small (most entries hold two or three short
  * keys) and each next one twice its size, up to CHUNK_MAX; a block bigger
- * than a quarter of that gets a chunk of its own. */
+ * than a quarter of that gets a chunk of its own.
+ *
+ * Lists made within another (trowel_props_create_within: an archive's
+ * entries) go further: the list itself, its items and its blocks are cut
+ * from the other's chunks, and freeing it frees nothing. Opening TF2's
+ * scenes.image made 5,099 lists of 3 to 6 allocations each, and freeing
+ * them took as long as making them. */
 #define CHUNK_FIRST ((size_t)64)
 #define CHUNK_MAX ((size_t)64 << 10)
+#define CHUNK_HOLDING ((size_t)4 << 10) /* each chunk of a list holding others */
 
 struct trowel_props {
     trowel_ctx *ctx;
@@ -30,6 +38,8 @@ struct trowel_props {
     char *room;        /* the unused end of the last chunk */
     size_t room_left;
     size_t chunk_size; /* of the last chunk cut into (not of one of its own) */
+    trowel_props *within; /* NULL, or the list whose chunks hold all of this one */
+    bool holds;           /* lists are within this one: its chunks are CHUNK_HOLDING */
 };
 
 static const trowel_props empty_props;
@@ -55,7 +65,7 @@ trowel_props *trowel_props_new(trowel_ctx *ctx)
 
 void trowel_props_free(trowel_props *p)
 {
-    if (!p)
+    if (!p || p->within) /* its memory is the other list's */
         return;
     for (size_t i = 0; i < p->owned_len; i++)
         trowel_mem_free(p->ctx, p->owned[i]);
@@ -108,13 +118,16 @@ static char *new_chunk(trowel_props *p, size_t size)
     return d;
 }
 
-/* A block of size bytes (not zeroed) that lives as long as the list,
- * aligned for a pointer when aligned is set (a list's array). */
+/* A block of size bytes (not zeroed) that lives as long as the list (or
+ * the list it is within), aligned for anything when aligned is set (a
+ * list's array, a list or its items). */
 static void *own_block(trowel_props *p, size_t size, bool aligned)
 {
-    size_t skip = 0;
+    if (p->within)
+        p = p->within;
+    size_t skip = 0, align = alignof(max_align_t);
     if (aligned && p->room_left)
-        skip = (alignof(char *) - (uintptr_t)p->room % alignof(char *)) % alignof(char *);
+        skip = (align - (uintptr_t)p->room % align) % align;
     if (p->room_left >= skip && p->room_left - skip >= size) {
         char *d = p->room + skip;
         p->room = d + size;
@@ -123,7 +136,12 @@ static void *own_block(trowel_props *p, size_t size, bool aligned)
     }
     if (size > CHUNK_MAX / 4) /* a chunk of its own; the room left stays */
         return new_chunk(p, size);
+    /* A list holding others doubles only up to 4 KiB, so that what it
+     * holds ahead of need stays small under a tight limit. */
+    size_t most = p->holds ? CHUNK_HOLDING : CHUNK_MAX;
     size_t next = p->chunk_size ? p->chunk_size * 2 : CHUNK_FIRST;
+    if (next > most)
+        next = most;
     while (next < size)
         next *= 2;
     if (next > CHUNK_MAX)
@@ -135,6 +153,38 @@ static void *own_block(trowel_props *p, size_t size, bool aligned)
     p->room = d + size;
     p->room_left = next - size;
     return d;
+}
+
+/* Room for need items: within another list, a new array cut from its
+ * chunks (the old one stays there: lists within grow to a few items). */
+static bool grow_items(trowel_props *p, size_t need)
+{
+    if (!p->within || need <= p->cap)
+        return grow(p->ctx, (void **)&p->items, &p->cap, need, sizeof(trowel_prop));
+    size_t n = p->cap ? p->cap * 2 : 4; /* entries have up to four extra keys */
+    while (n < need)
+        n *= 2;
+    trowel_prop *items = n <= SIZE_MAX / sizeof *items ? own_block(p, n * sizeof *items, true) : NULL;
+    if (!items)
+        return false;
+    if (p->len)
+        memcpy(items, p->items, p->len * sizeof *items);
+    p->items = items;
+    p->cap = n;
+    return true;
+}
+
+trowel_status trowel_props_create_within(trowel_props *within, trowel_props **out)
+{
+    within->holds = true;
+    trowel_props *p = own_block(within, sizeof *p, true);
+    *out = p;
+    if (!p)
+        return within->ctx->last_error.status;
+    memset(p, 0, sizeof *p);
+    p->ctx = within->ctx;
+    p->within = within;
+    return TROWEL_OK;
 }
 
 /* A copy of the n bytes at s, NUL-terminated, owned by the list. */
@@ -150,7 +200,7 @@ static const char *own(trowel_props *p, const char *s, size_t n)
 
 static trowel_prop *append(trowel_props *p, const char *key, trowel_value_type type)
 {
-    if (!grow(p->ctx, (void **)&p->items, &p->cap, p->len + 1, sizeof(trowel_prop)))
+    if (!grow_items(p, p->len + 1))
         return NULL;
     const char *k = own(p, key, strlen(key));
     if (!k)
