@@ -89,6 +89,7 @@ typedef struct vsif_state {
     bool lazy;
     size_t gap;             /* entries this thread does before the worker's next batch */
     bool survey_short;      /* a scene's survey ran out of memory (told once) */
+    const char **sounds;    /* every entry's "sounds" list: pool strings */
     bool reclaims;          /* the context's reclaim function is this archive's */
     bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
 } vsif_state;
@@ -132,17 +133,19 @@ static const char *summary_rule_name(const vsif_image *img)
         return "mixed";
     return img->float_votes ? "float" : img->double_votes ? "double" : "either";
 }
-static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc)
+
+/* The entry of scene sc; its "sounds" are the pool's strings, listed from
+ * sounds (which lives as long as the archive, as the pool does). */
+static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
+                               const char **sounds)
 {
     char name[VSIF_CRC_NAME_SIZE];
     vsif_crc_name(sc->crc, sc->textless, name);
     trowel_entry e = {.name = name, .size = sc->size, .packed_size = sc->data_length,
                       .offset = sc->data_offset, .method = sc->compressed ? "lzma" : "stored"};
     trowel_props *x;
-    const char **sounds;
     trowel_status s = trowel_archive_add(a, &e, &x);
-    if (s != TROWEL_OK || (s = trowel_mem_new_zeroed(a->ctx, sc->sound_count ? sc->sound_count : 1,
-                                                     sizeof *sounds, &sounds)) != TROWEL_OK)
+    if (s != TROWEL_OK)
         return s;
     for (uint32_t i = 0; i < sc->sound_count; i++)
         sounds[i] = choreo_pool_get(img->pool, sc->sounds[i]);
@@ -152,8 +155,24 @@ static trowel_status add_entry(trowel_archive *a, const vsif_image *img, const v
         (s = trowel_props_add_uint(x, "msecs", sc->msecs)) == TROWEL_OK &&
         (img->version != 3 ||
          (s = trowel_props_add_uint(x, "lastspeech_msecs", sc->lastspeech_msecs)) == TROWEL_OK))
-        s = trowel_props_add_list(x, "sounds", sounds, sc->sound_count);
-    trowel_mem_free(a->ctx, sounds);
+        s = trowel_props_add_list_kept(x, "sounds", sounds, sc->sound_count);
+    return s;
+}
+
+/* Every scene's entry, their sounds listed from one array of the pool's
+ * strings rather than copied into each entry. */
+static trowel_status add_entries(trowel_archive *a, vsif_state *st)
+{
+    const vsif_image *img = &st->img;
+    size_t total = 0;
+    for (uint32_t i = 0; i < img->count; i++)
+        total += img->scenes[i].sound_count; /* each held as indices already */
+    trowel_status s =
+        trowel_mem_new_zeroed(a->ctx, total ? total : 1, sizeof *st->sounds, &st->sounds);
+    for (uint32_t i = 0, at = 0; s == TROWEL_OK && i < img->count; i++) {
+        s = add_entry(a, img, &img->scenes[i], st->sounds + at);
+        at += img->scenes[i].sound_count;
+    }
     return s;
 }
 
@@ -183,8 +202,8 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         (!st->lazy && /* else once every scene is surveyed (vsif_settle) */
          (s = trowel_props_add_str(info, "summary_precision", summary_rule_name(img)))))
         return s;
-    for (uint32_t i = 0; s == TROWEL_OK && i < img->count; i++)
-        s = add_entry(a, img, &img->scenes[i]);
+    if (s == TROWEL_OK)
+        s = add_entries(a, st);
     if (s == TROWEL_OK && img->damage_count) {
         warn_damage(a->ctx, img);
         trowel_archive_mark_damaged(a);
@@ -720,6 +739,7 @@ static void vsif_close(trowel_archive *a)
     if (st->reclaims)
         trowel_mem_set_reclaim(a->ctx, NULL, NULL);
     trowel_worker_free(st->worker);
+    trowel_mem_free(a->ctx, st->sounds);
     vsif_image_free(a->ctx, &st->img);
     trowel_mem_free(a->ctx, st);
 }
