@@ -123,6 +123,12 @@ void trowel_mem_set_reclaim(trowel_ctx *ctx, void (*fn)(void *user), void *user)
  * allocated it; false (nothing moved, no error set) when it does not fit
  * under to's limit. For a second thread's result (worker.h). */
 bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p);
+/* Ends ctx's count of block p and gives it as a raw allocation that
+ * trowel_mem_release frees on any thread: for a block a second thread
+ * frees first thing, where it was allocated (a free from another thread
+ * waits for that thread's heap). NULL for NULL. */
+void *trowel_mem_disown(trowel_ctx *ctx, void *p);
+void trowel_mem_release(void *raw);
 /* Checks, without allocating, that size more bytes fit under the limit;
  * what names them in the error ("the LZMA decoder"). */
 trowel_status trowel_mem_check(trowel_ctx *ctx, uint64_t size, const char *what);

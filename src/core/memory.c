@@ -226,6 +226,17 @@ void trowel_mem_free(trowel_ctx *ctx, void *p)
     free(h);
 }
 
+void *trowel_mem_disown(trowel_ctx *ctx, void *p)
+{
+    if (!p)
+        return NULL;
+    block_header *h = (block_header *)p - 1;
+    ctx->mem_in_use -= h->size;
+    return h;
+}
+
+void trowel_mem_release(void *raw) { free(raw); }
+
 bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p)
 {
     if (!p)

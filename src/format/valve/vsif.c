@@ -69,6 +69,10 @@ typedef struct text_batch {
     size_t first, count; /* entries [first, first + count) */
     size_t done;         /* made by the worker; the rest are the reader's */
     bool surveys;        /* its scenes are not surveyed yet: the worker does it */
+    /* texts handed out before the batch started, for the worker to free
+     * first (it made them: see spend_text) */
+    void *spent[2 * TEXT_BATCH_MAX];
+    size_t spent_count;
     atomic_bool finished; /* the worker's job returned (for the gap) */
     trowel_error *warnings; /* once taken: the worker's, on the archive's context */
     size_t warning_count;
@@ -90,6 +94,8 @@ typedef struct vsif_state {
     size_t gap;             /* entries this thread does before the worker's next batch */
     bool survey_short;      /* a scene's survey ran out of memory (told once) */
     const char **sounds;    /* every entry's "sounds" list: pool strings */
+    uint8_t *spent[2 * TEXT_BATCH_MAX]; /* texts handed out (spend_text) */
+    size_t spent_count;
     bool reclaims;          /* the context's reclaim function is this archive's */
     bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
 } vsif_state;
@@ -346,6 +352,9 @@ static trowel_status read_surveying(trowel_ctx *ctx, const vsif_image *img, cons
 static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
 {
     text_batch *b = arg;
+    for (size_t k = 0; k < b->spent_count; k++)
+        trowel_mem_release(b->spent[k]);
+    b->spent_count = 0;
     for (size_t k = 0; k < b->count; k++) {
         text_piece *p = &b->piece[k];
         const vsif_scene *sc = &b->img->scenes[b->first + k];
@@ -396,6 +405,8 @@ static void clear_batch(trowel_ctx *ctx, trowel_ctx *texts_ctx, text_batch *b)
         trowel_mem_free(ctx, b->piece[k].blob);
         trowel_mem_free(texts_ctx, b->piece[k].text);
     }
+    for (size_t k = 0; k < b->spent_count; k++) /* its job did not run */
+        trowel_mem_release(b->spent[k]);
     trowel_mem_free(ctx, b->warnings);
     trowel_worker *w = b->w;
     memset(b, 0, sizeof *b);
@@ -409,6 +420,27 @@ static void forget_texts(text_batch *b)
     for (size_t k = 0; k < b->count; k++)
         b->piece[k].text = NULL;
     b->done = 0;
+    b->spent_count = 0;
+}
+
+/* A text handed out goes to the worker, to be freed at the start of its
+ * next batch: it allocated the text, and freeing it here waits on its
+ * heap's lock while it allocates (a tenth of the reading thread's own
+ * work, extracting TF2's scenes). Freed here when there is no room. */
+static void spend_text(trowel_archive *a, vsif_state *st, uint8_t *text)
+{
+    if (text && st->ahead && st->spent_count < sizeof st->spent / sizeof *st->spent)
+        st->spent[st->spent_count++] = text;
+    else
+        trowel_mem_free(a->ctx, text);
+}
+
+/* Frees the texts handed out since the worker's last batch started. */
+static void free_spent(trowel_archive *a, vsif_state *st)
+{
+    for (size_t k = 0; k < st->spent_count; k++)
+        trowel_mem_free(a->ctx, st->spent[k]);
+    st->spent_count = 0;
 }
 
 /* Waits for the worker's batch and forgets it. */
@@ -454,6 +486,10 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
     }
     a->ctx->last_error = before;
     st->bookkeeping = false;
+    for (size_t k = 0; k < st->spent_count; k++) /* no longer this thread's */
+        b->spent[k] = trowel_mem_disown(a->ctx, st->spent[k]);
+    b->spent_count = st->spent_count;
+    st->spent_count = 0;
     if (!b->count || !trowel_worker_start(st->worker, text_batch_run, b, a->entries[index].name))
         clear_batch(a->ctx, a->ctx, b);
 }
@@ -541,7 +577,7 @@ static trowel_status hand_out(trowel_archive *a, vsif_state *st, text_piece *p,
     for (size_t at = 0; s == TROWEL_OK && at < size; at += CHOREO_VCD_WRITE_SIZE)
         s = trowel_sink_write(out, text + at,
                               size - at < CHOREO_VCD_WRITE_SIZE ? size - at : CHOREO_VCD_WRITE_SIZE);
-    trowel_mem_free(a->ctx, text);
+    spend_text(a, st, text);
     return s != TROWEL_OK ? s : status;
 }
 
@@ -560,6 +596,7 @@ static void give_way(void *user)
     if (!st->ahead)
         return;
     forget_batches(a, st);
+    free_spent(a, st);
     trowel_mem_free(a->ctx, st->ready);
     trowel_mem_free(a->ctx, st->ahead);
     st->ahead = st->ready = NULL;
