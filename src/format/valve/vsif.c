@@ -96,6 +96,8 @@ typedef struct vsif_state {
     const char **sounds;    /* every entry's "sounds" list: pool strings */
     uint8_t *spent[2 * TEXT_BATCH_MAX]; /* texts handed out (spend_text) */
     size_t spent_count;
+    choreo_scene *held;     /* read in order: the scene settle_reading read, */
+    size_t held_index;      /* for reading entry held_index next */
     bool reclaims;          /* the context's reclaim function is this archive's */
     bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
 } vsif_state;
@@ -718,11 +720,48 @@ static void settle_batch(trowel_archive *a, vsif_state *st, const text_batch *b)
     a->ctx->last_error = before;
 }
 
+/* Surveys scene index on this thread by reading it in full, as making its
+ * text does (read_surveying), and keeps the model for reading the entry,
+ * next: decoded and parsed once, not twice. False when that read runs out
+ * of memory; the survey, which builds no model, then reads the scene. */
+static bool settle_reading(trowel_archive *a, vsif_state *st, size_t index)
+{
+    vsif_scene *sc = &st->img.scenes[index];
+    vsif_scene_bvcd b;
+    choreo_scene *scene = NULL;
+    vsif_study study;
+    memset(&study, 0, sizeof study);
+    trowel_status s = vsif_scene_bvcd_open(a->ctx, a->in, sc, &b);
+    if (s == TROWEL_OK) {
+        s = read_surveying(a->ctx, &st->img, sc, &b, &scene, &study);
+        vsif_scene_bvcd_close(a->ctx, &b);
+    }
+    if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM)
+        return false;
+    vsif_apply_study(a->ctx, a->ctx, &st->img, sc, &study, s); /* OK: s is neither */
+    choreo_scene_free(a->ctx, st->held);
+    st->held = scene;
+    st->held_index = index;
+    return true;
+}
+
+/* The scene settle_reading kept for entry index, if it is that one. */
+static choreo_scene *take_held(trowel_archive *a, vsif_state *st, size_t index)
+{
+    choreo_scene *scene = st->held;
+    st->held = NULL;
+    if (scene && st->held_index != index) {
+        choreo_scene_free(a->ctx, scene);
+        scene = NULL;
+    }
+    return scene;
+}
+
 /* Surveys scene index on this thread. */
 static void settle_here(trowel_archive *a, vsif_state *st, size_t index)
 {
     trowel_error before = a->ctx->last_error;
-    if (!st->survey_short &&
+    if (!st->survey_short && !(!st->raw && settle_reading(a, st, index)) &&
         vsif_survey_scene(a->ctx, a->in, &st->img, &st->img.scenes[index]) != TROWEL_OK)
         survey_fell_short(a, st, index);
     a->ctx->last_error = before;
@@ -776,6 +815,7 @@ static void vsif_close(trowel_archive *a)
     if (st->reclaims)
         trowel_mem_set_reclaim(a->ctx, NULL, NULL);
     trowel_worker_free(st->worker);
+    choreo_scene_free(a->ctx, st->held);
     trowel_mem_free(a->ctx, st->sounds);
     vsif_image_free(a->ctx, &st->img);
     trowel_mem_free(a->ctx, st);
@@ -803,10 +843,13 @@ static trowel_status read_scene(trowel_archive *a, vsif_state *st, size_t index,
     }
     text_piece *piece = piece_for(a, st, index);
     keep_ahead(a, st, index);
-    if (piece)
+    choreo_scene *scene = take_held(a, st, index);
+    if (piece) {
+        choreo_scene_free(a->ctx, scene);
         return hand_out(a, st, piece, out);
-    choreo_scene *scene = NULL;
-    trowel_status s = vsif_parse_scene(a->ctx, a->in, sc, st->img.pool, &scene, NULL, NULL);
+    }
+    trowel_status s =
+        scene ? TROWEL_OK : vsif_parse_scene(a->ctx, a->in, sc, st->img.pool, &scene, NULL, NULL);
     if (s == TROWEL_OK)
         s = choreo_write_vcd(a->ctx, scene, out);
     choreo_scene_free(a->ctx, scene);
