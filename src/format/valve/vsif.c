@@ -48,7 +48,7 @@
  * converts the scenes of a gap before each batch itself: GAP_FIRST at
  * first, then a step more after a batch it had to wait for and a step
  * less after one that was ready. */
-enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 64, GAP_FIRST = 16, GAP_STEP = 4 };
+enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 128, GAP_FIRST = 16, GAP_STEP = 4 };
 
 typedef struct text_piece {
     const char *entry; /* its name, for its errors and warnings */
