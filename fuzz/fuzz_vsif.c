@@ -44,17 +44,29 @@ static trowel_status read_one(trowel_ctx *ctx, trowel_archive *a, size_t i, trow
 
 /* Read in order, every scene both read well must have the same name and
  * bytes as in the archive surveyed whole. (One read failing where the
- * other did not can be memory: the whole survey keeps decoded scenes.) */
-static void compare_in_order(trowel_ctx *ctx, trowel_input *in, trowel_archive *whole)
+ * other did not can be memory: the whole survey keeps decoded scenes.)
+ * The in-order archive has a context of its own, with room for its
+ * worker's share, so that the worker surveys too. */
+static void compare_in_order(const uint8_t *data, size_t size, trowel_ctx *ctx,
+                             trowel_archive *whole)
 {
+    trowel_ctx *own = trowel_ctx_new();
+    trowel_input *in = NULL;
     trowel_archive *b = NULL;
-    if (trowel_archive_open_in_order(ctx, in, trowel_format_find("vsif"), &b) != TROWEL_OK)
+    if (!own)
         return;
+    trowel_ctx_set_mem_limit(own, 256u << 20);
+    if (trowel_input_open_memory(own, data, size, "scenes.image", &in) != TROWEL_OK ||
+        trowel_archive_open_in_order(own, in, trowel_format_find("vsif"), &b) != TROWEL_OK) {
+        trowel_input_close(in);
+        trowel_ctx_free(own);
+        return;
+    }
     if (trowel_archive_entry_count(b) != trowel_archive_entry_count(whole))
         abort();
     for (size_t i = 0; i < trowel_archive_entry_count(b); i++) {
         trowel_sink *got, *want;
-        trowel_status sg = read_one(ctx, b, i, &got), sw = read_one(ctx, whole, i, &want);
+        trowel_status sg = read_one(own, b, i, &got), sw = read_one(ctx, whole, i, &want);
         size_t n = 0, m = 0;
         const uint8_t *x = got ? trowel_sink_data(got, &n) : NULL;
         const uint8_t *y = want ? trowel_sink_data(want, &m) : NULL;
@@ -66,6 +78,8 @@ static void compare_in_order(trowel_ctx *ctx, trowel_input *in, trowel_archive *
         trowel_sink_discard(want);
     }
     trowel_archive_close(b);
+    trowel_input_close(in);
+    trowel_ctx_free(own);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -84,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (trowel_archive_manifest(a, &json) == TROWEL_OK)
             trowel_free(json);
         read_all(ctx, a, false);
-        compare_in_order(ctx, in, a);
+        compare_in_order(data, size, ctx, a);
         trowel_archive_verify(a, NULL, NULL);
         const char *raw[] = {"raw=1"};
         if (trowel_archive_set_options(a, raw, 1) == TROWEL_OK)

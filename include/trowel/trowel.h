@@ -604,7 +604,9 @@ trowel_status trowel_archive_read_entry(trowel_archive *a, size_t index, trowel_
  * exactly the entry's size bytes (or fails). False when the bytes are
  * converted on the way (scenes.image writes text VCDs unless raw=1), so
  * their count is known only once the entry has been read. Answers from
- * the directory alone: nothing is read. False for an index past the end. */
+ * the directory alone: nothing is read (but on an archive opened with
+ * trowel_archive_open_in_order, the work left on entries up to index is
+ * done first). False for an index past the end. */
 bool trowel_archive_entry_size_exact(const trowel_archive *a, size_t index);
 
 /* Reads entry index whole into memory that the context's memory limit

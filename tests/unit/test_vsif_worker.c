@@ -14,6 +14,7 @@
  * shows, info included.
  */
 #include "core/core.h"
+#include "core/module.h"
 #include "files.h"
 #include "test.h"
 #include "trowel/trowel.h"
@@ -67,7 +68,9 @@ static uint64_t fnv1a(const uint8_t *p, size_t n)
     return h;
 }
 
-enum order { IN_ORDER, BACKWARDS, STRIDED };
+/* NAMES_FIRST: every entry's name asked for, then every entry read in
+ * order (as a caller choosing entries by name does). */
+enum order { IN_ORDER, BACKWARDS, STRIDED, NAMES_FIRST };
 
 /* How a run reads: threads, the worker's share (0: as shipped), order,
  * the memory limit (0: the default), whether it is opened to be read in
@@ -113,6 +116,8 @@ static run_log run(const bytes *image, run_setup setup, unsigned *jobs)
         log_error(&l, "error", trowel_ctx_last_error(ctx));
     size_t n = a ? trowel_archive_entry_count(a) : 0;
     log_add(&l, "entries %zu damaged %d\n", n, a ? trowel_archive_damaged(a) : 0);
+    for (size_t i = 0; setup.order == NAMES_FIRST && i < n; i++)
+        log_add(&l, "name %zu %s\n", i, trowel_archive_entry(a, i)->name);
     for (size_t k = 0; k < n; k++) {
         size_t i = nth(setup.order, k, n);
         trowel_sink *sink = NULL;
@@ -171,15 +176,29 @@ static int differences(const bytes *image, const run_setup *setups, size_t count
     return bad;
 }
 
-/* One thread, image opened whole and opened to be read in order: the two
- * logs must be the same. The first, for the caller to free. */
+/* Image opened whole (one thread) and opened to be read in order (one
+ * thread, and two): the logs must be the same. The first, for the caller
+ * to free. Only where no read is refused for memory: a refusal tells what
+ * is in use, which differs (a whole survey keeps every decoded scene). */
 static run_log same_in_order(const bytes *image)
 {
     unsigned jobs;
-    run_setup whole = {1, 0, IN_ORDER, 0, false}, in_order = {1, 0, IN_ORDER, 0, true};
-    run_log want = run(image, whole, &jobs), got = run(image, in_order, &jobs);
-    CHECK(want.len == got.len && memcmp(want.text, got.text, want.len) == 0);
-    free(got.text);
+    run_setup whole = {1, 0, IN_ORDER, 0, false};
+    run_log want = run(image, whole, &jobs);
+    static const run_setup in_order[] = {
+        {1, 0, IN_ORDER, 0, true}, {2, 0, IN_ORDER, 0, true}, {2, 4096, IN_ORDER, 0, true},
+        {2, 0, NAMES_FIRST, 0, true}};
+    for (size_t k = 0; k < sizeof in_order / sizeof in_order[0]; k++) {
+        run_log got = run(image, in_order[k], &jobs);
+        if (in_order[k].order == NAMES_FIRST) { /* its names come first */
+            const char *at = strstr(got.text, "\nentry 0 ");
+            CHECK(at != NULL);
+            CHECK(at && strstr(want.text, at + 1) != NULL);
+        } else {
+            CHECK(want.len == got.len && memcmp(want.text, got.text, want.len) == 0);
+        }
+        free(got.text);
+    }
     return want;
 }
 
@@ -187,7 +206,7 @@ static const run_setup setups[] = {
     {2, 0, IN_ORDER, 0, false},    {2, 0, BACKWARDS, 0, false},    {2, 0, STRIDED, 0, false},
     {2, 4096, IN_ORDER, 0, false}, {2, 65536, IN_ORDER, 0, false}, {2, 65536, STRIDED, 0, false},
     {2, 0, IN_ORDER, 0, true},     {2, 0, BACKWARDS, 0, true},     {2, 65536, IN_ORDER, 0, true},
-    {2, 4096, IN_ORDER, 0, true},
+    {2, 4096, IN_ORDER, 0, true},  {2, 0, NAMES_FIRST, 0, true},
 };
 
 static void test_worker_gives_what_one_thread_gives(void)
@@ -456,7 +475,72 @@ static void test_in_order_names_scenes_that_cannot_become_text(void)
     free(image.data);
 }
 
+/* Read in order, the names of the scenes the worker surveyed are made as
+ * its batch is taken. A rename refused there must neither free the batch
+ * under the taking (the memory limit's give-way) nor leave a scene that
+ * cannot become text to be read as an empty text: its entry fails. The
+ * refusal is forced before entry at is read: by an allocation failure
+ * (mode 0), or (mode 1) by a limit the next name does not fit under, the
+ * names' store being full (a small worker share lets the batch run). Adds
+ * the entries read as empty successes, and the entries refused. */
+static void refused_rename(const bytes *image, int mode, size_t at, size_t *empty, size_t *refused)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_ctx_set_threads(ctx, 2);
+    if (mode == 1)
+        ctx->worker_share = 65536;
+    trowel_input *in = NULL;
+    trowel_archive *a = NULL;
+    REQUIRE(trowel_input_open_memory(ctx, image->data, image->size, "scenes.image", &in) ==
+            TROWEL_OK);
+    REQUIRE(trowel_archive_open_in_order(ctx, in, trowel_format_find("vsif"), &a) == TROWEL_OK);
+    for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
+        trowel_sink *sink = NULL;
+        REQUIRE(trowel_sink_open_memory(ctx, &sink) == TROWEL_OK);
+        if (i == at && mode == 0)
+            ctx->fail_alloc_after = 1;
+        if (i == at && mode == 1) {
+            size_t full = 1;
+            while (full < trowel_props_count(a->strings))
+                full *= 2;
+            while (trowel_props_count(a->strings) < full)
+                REQUIRE(trowel_archive_rename_entry(a, 0, trowel_archive_entry(a, 0)->name) ==
+                        TROWEL_OK);
+            trowel_ctx_set_mem_limit(ctx, trowel_ctx_mem_in_use(ctx) - 30000);
+        }
+        trowel_status s = trowel_archive_read_entry(a, i, sink);
+        if (i == at) {
+            ctx->fail_alloc_after = 0;
+            trowel_ctx_set_mem_limit(ctx, 0);
+        }
+        size_t size = 0;
+        (void)trowel_sink_data(sink, &size);
+        *empty += s == TROWEL_OK && size == 0;
+        *refused += s != TROWEL_OK;
+        trowel_sink_discard(sink);
+    }
+    trowel_archive_close(a);
+    trowel_input_close(in);
+    trowel_ctx_free(ctx);
+}
+
+static void test_in_order_refused_renames_fail_their_entries(void)
+{
+    bytes image = image_with_a_last_string(300);
+    REQUIRE(image.size > 16);
+    set_u32(image.data + 12, get_u32(image.data + 12) - 1); /* scenes i % 7 == 3: .bvcd */
+    for (int mode = 0; mode < 2; mode++) {
+        size_t empty = 0, refused = 0;
+        for (size_t at = 1; at < 48; at++) /* the first batches start in here */
+            refused_rename(&image, mode, at, &empty, &refused);
+        CHECK_EQ_U64(empty, 0);
+        CHECK(refused > 0);
+    }
+    free(image.data);
+}
+
 TEST_MAIN(TEST(test_worker_gives_what_one_thread_gives),
+          TEST(test_in_order_refused_renames_fail_their_entries),
           TEST(test_in_order_names_scenes_that_cannot_become_text),
           TEST(test_worker_gives_what_one_thread_gives_on_damage),
           TEST(test_worker_passes_on_each_scenes_warnings),

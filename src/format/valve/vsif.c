@@ -25,11 +25,14 @@
  * lastspeech rule (learnt, not copied), the ez2 (v2) and tsp (v3) images of
  * the shared corpus. Scenes themselves are read, written and summarised by
  * choreo.h. docs/formats/vsif.md has the details and trowel's checks.
- * This file lists, extracts, verifies and names; vsif_image.c reads the
- * image into what it and vsif_build.c (create, merge) share (vsif_image.h).
+ * This file lists, extracts (reading ahead on a worker, and surveying as it
+ * goes when read in order) and names; vsif_verify.c verifies; vsif_image.c
+ * reads the image into what they and vsif_build.c (create, merge) share
+ * (vsif_image.h, and vsif_state.h for the open image).
  */
 #include "format/valve/vsif_build.h"
 #include "format/valve/vsif_image.h"
+#include "format/valve/vsif_state.h"
 
 #include "codec/vsif_lzma.h"
 #include "core/sink.h"
@@ -43,12 +46,11 @@
 #include <string.h>
 #include <strings.h>
 
-/* Scenes the worker turns into text while the caller writes earlier ones
- * (see "reading ahead" below). Read in order, the caller surveys and
- * converts the scenes of a gap before each batch itself: GAP_FIRST at
- * first, then a step more after a batch it had to wait for and a step
- * less after one that was ready. */
-enum { TEXT_BATCH_FIRST = 8, TEXT_BATCH_MAX = 128, GAP_FIRST = 16, GAP_STEP = 4 };
+/* Read in order, the caller surveys and converts the scenes of a gap
+ * before each of the worker's batches itself (see "reading ahead" and
+ * "settling" below): GAP_FIRST at first, then a step more after a batch
+ * it had to wait for and a step less after one that was ready. */
+enum { TEXT_BATCH_FIRST = 8, GAP_FIRST = 16, GAP_STEP = 4 };
 
 typedef struct text_piece {
     const char *entry; /* its name, for its errors and warnings */
@@ -63,7 +65,7 @@ typedef struct text_piece {
     vsif_study study;                  /* the batch surveys: what its scene showed */
 } text_piece;
 
-typedef struct text_batch {
+struct text_batch {
     trowel_worker *w;
     const vsif_image *img;
     size_t first, count; /* entries [first, first + count) */
@@ -77,33 +79,11 @@ typedef struct text_batch {
     trowel_error *warnings; /* once taken: the worker's, on the archive's context */
     size_t warning_count;
     text_piece piece[TEXT_BATCH_MAX];
-} text_batch;
+};
 
-typedef struct vsif_state {
-    vsif_image img;
-    bool raw; /* extract the stored BVCD rather than text */
-    trowel_worker *worker;  /* NULL: one thread does everything */
-    text_batch *ahead;      /* being made by the worker (busy) */
-    text_batch *ready;      /* taken from it: pieces not read yet */
-    size_t batch_size;
-    size_t next_in_turn;    /* the entry after the one read last (SIZE_MAX: none) */
-    bool gave_way;          /* the memory limit was reached: no more reading ahead */
-    /* opened in order (a->in_order): scenes are surveyed as they are
-     * reached (vsif_settle) rather than all in open */
-    bool lazy;
-    size_t gap;             /* entries this thread does before the worker's next batch */
-    bool survey_short;      /* a scene's survey ran out of memory (told once) */
-    const char **sounds;    /* every entry's "sounds" list: pool strings */
-    uint8_t *spent[2 * TEXT_BATCH_MAX]; /* texts handed out (spend_text) */
-    size_t spent_count;
-    choreo_scene *held;     /* read in order: the scene settle_reading read, */
-    size_t held_index;      /* for reading entry held_index next */
-    bool reclaims;          /* the context's reclaim function is this archive's */
-    bool bookkeeping;       /* reading a batch's bytes or taking it: give_way waits */
-} vsif_state;
 
 static void settled_all(trowel_archive *a, vsif_state *st);
-static void settle_batch(trowel_archive *a, vsif_state *st, const text_batch *b);
+static void settle_batch(trowel_archive *a, vsif_state *st, text_batch *b);
 
 /* ------------------------------------------------------------- reading */
 
@@ -223,12 +203,6 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
     return s;
 }
 
-/* Whether entry index is written as its stored BVCD rather than as text. */
-static bool written_stored(const vsif_state *st, size_t index)
-{
-    return st->raw || st->img.scenes[index].textless;
-}
-
 /* The CRC-32 of a scene's BVCD as extract writes it (decompressed). */
 static trowel_status bvcd_crc(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
                               uint32_t *crc)
@@ -296,7 +270,7 @@ static trowel_status vsif_manifest(trowel_archive *a, json_object *m)
         snprintf(crc, sizeof crc, "%08lx", (unsigned long)img->scenes[i].crc);
         json_object_object_add(e, "crc", json_object_new_string(crc));
         json_object_object_add(e, "compressed", json_object_new_boolean(img->scenes[i].compressed));
-        if (written_stored(st, i)) {
+        if (vsif_written_stored(st, i)) {
             any_stored = true;
             trowel_set_entry(a->ctx, a->entries[i].name);
             s = manifest_stored(a, &img->scenes[i], e);
@@ -479,7 +453,7 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
     while (b->count < st->batch_size && index + b->count < a->entry_count) {
         size_t i = index + b->count;
         text_piece *p = &b->piece[b->count];
-        if (written_stored(st, i) ||
+        if (vsif_written_stored(st, i) ||
             vsif_scene_fetch(a->ctx, a->in, &st->img.scenes[i], &p->blob, &p->blob_size) !=
                 TROWEL_OK)
             break; /* reading it here will say why */
@@ -531,11 +505,11 @@ static void take_ahead(trowel_archive *a, vsif_state *st)
         }
     }
     a->ctx->last_error = before;
+    if (b->surveys) /* still bookkeeping: a rename refused is not a give-way */
+        settle_batch(a, st, b);
     st->bookkeeping = false;
     if (st->batch_size < TEXT_BATCH_MAX)
         st->batch_size *= 2;
-    if (b->surveys)
-        settle_batch(a, st, b);
 }
 
 /* The piece for entry index, when a batch has it and it was not handed
@@ -662,17 +636,18 @@ static void keep_ahead(trowel_archive *a, vsif_state *st, size_t index)
  * it, so names, info and manifest end the same. */
 
 /* A scene that cannot become text is named as stored (.bvcd). Should the
- * new name not fit in memory, the scene is not marked either: reading it
- * then fails, rather than writing stored bytes under a text's name. */
-static void settle_name(trowel_archive *a, vsif_state *st, size_t index)
+ * new name not fit in memory, the scene is not marked either, and the
+ * status says so: reading it must then fail, rather than write stored
+ * bytes under a text's name. */
+static trowel_status settle_name(trowel_archive *a, vsif_state *st, size_t index)
 {
     vsif_scene *sc = &st->img.scenes[index];
-    if (!sc->textless)
-        return;
     char name[VSIF_CRC_NAME_SIZE];
     vsif_crc_name(sc->crc, true, name);
-    if (trowel_archive_rename_entry(a, index, name) != TROWEL_OK)
+    trowel_status s = sc->textless ? trowel_archive_rename_entry(a, index, name) : TROWEL_OK;
+    if (s != TROWEL_OK)
         sc->textless = false;
+    return s;
 }
 
 /* A survey that ran out of memory (the only way it fails): the scenes it
@@ -683,7 +658,8 @@ static void survey_fell_short(trowel_archive *a, vsif_state *st, size_t index)
         trowel_set_entry(a->ctx, a->entries[index].name);
         trowel_warn(a->ctx, TROWEL_NO_OFFSET,
                     "out of memory surveying the scenes from this one on: a scene among them "
-                    "whose strings lie outside the pool fails instead of being written as stored");
+                    "whose strings lie outside the pool fails instead of being written as "
+                    "stored, and the summary rule comes from the scenes surveyed");
         trowel_set_entry(a->ctx, NULL);
     }
     st->survey_short = true;
@@ -700,21 +676,29 @@ static void settled_all(trowel_archive *a, vsif_state *st)
     a->ctx->last_error = before;
 }
 
-/* Applies what the worker's batch b (just taken) learnt of its scenes,
- * when it starts at the first scene not settled. */
-static void settle_batch(trowel_archive *a, vsif_state *st, const text_batch *b)
+/* Applies what the worker's batch b (just taken, and still in the taking:
+ * nothing here may make the batches give way) learnt of its scenes, when
+ * it starts at the first scene not settled. A scene that cannot become
+ * text but could not be renamed gets the rename's error as its piece's:
+ * its piece holds no text. */
+static void settle_batch(trowel_archive *a, vsif_state *st, text_batch *b)
 {
     if (b->first != a->settled)
         return;
     trowel_error before = a->ctx->last_error;
     for (size_t k = 0; k < b->done; k++) {
         size_t index = b->first + k;
-        vsif_study study = b->piece[k].study; /* no decoded bytes: nothing is freed */
-        trowel_status s = study.parsed ? TROWEL_OK : b->piece[k].status;
+        text_piece *p = &b->piece[k];
+        vsif_study study = p->study; /* no decoded bytes: nothing is freed */
+        trowel_status s = study.parsed ? TROWEL_OK : p->status;
         if (vsif_apply_study(a->ctx, a->ctx, &st->img, &st->img.scenes[index], &study, s) !=
             TROWEL_OK)
             break; /* out of memory: the scene is surveyed again here */
-        settle_name(a, st, index);
+        trowel_status named = settle_name(a, st, index);
+        if (named != TROWEL_OK) {
+            p->status = named;
+            p->error = a->ctx->last_error;
+        }
         a->settled = index + 1;
     }
     a->ctx->last_error = before;
@@ -731,6 +715,8 @@ static bool settle_reading(trowel_archive *a, vsif_state *st, size_t index)
     choreo_scene *scene = NULL;
     vsif_study study;
     memset(&study, 0, sizeof study);
+    choreo_scene_free(a->ctx, st->held); /* an entry settled and not read */
+    st->held = NULL;
     trowel_status s = vsif_scene_bvcd_open(a->ctx, a->in, sc, &b);
     if (s == TROWEL_OK) {
         s = read_surveying(a->ctx, &st->img, sc, &b, &scene, &study);
@@ -739,7 +725,6 @@ static bool settle_reading(trowel_archive *a, vsif_state *st, size_t index)
     if (s == TROWEL_ERR_LIMIT || s == TROWEL_ERR_NOMEM)
         return false;
     vsif_apply_study(a->ctx, a->ctx, &st->img, sc, &study, s); /* OK: s is neither */
-    choreo_scene_free(a->ctx, st->held);
     st->held = scene;
     st->held_index = index;
     return true;
@@ -784,10 +769,15 @@ static void settle_rest(trowel_archive *a, vsif_state *st, size_t index)
     a->settled = a->entry_count;
 }
 
+/* Settles entries up to count. Asked for all that are left (info, names,
+ * a manifest), or for names far ahead of what is read (a caller choosing
+ * entries by PATTERN, or finding their files there already), it surveys
+ * every scene left at once, with the worker, as open would: scenes that
+ * are not read gain nothing from waiting. */
 static void vsif_settle(trowel_archive *a, size_t count)
 {
     vsif_state *st = a->priv;
-    enum { MANY = 128 }; /* more than this at once: the whole survey's way */
+    enum { MANY = 128, UNREAD = 64 };
     while (a->settled < count) {
         size_t index = a->settled;
         if (st->ahead && trowel_worker_busy(st->worker) &&
@@ -796,7 +786,9 @@ static void vsif_settle(trowel_archive *a, size_t count)
             if (a->settled > index)
                 continue;
         }
-        if (count == a->entry_count && count - index > MANY && !st->survey_short)
+        bool rest = (count == a->entry_count && count - index > MANY) ||
+                    index >= st->read_to + UNREAD;
+        if (rest && !st->survey_short)
             settle_rest(a, st, index);
         else
             settle_here(a, st, index);
@@ -825,7 +817,7 @@ static trowel_status read_scene(trowel_archive *a, vsif_state *st, size_t index,
                                 trowel_sink *out)
 {
     const vsif_scene *sc = &st->img.scenes[index];
-    if (written_stored(st, index)) {
+    if (vsif_written_stored(st, index)) {
         if (sc->textless && !st->raw) {
             trowel_set_entry(a->ctx, a->entries[index].name);
             trowel_warn(a->ctx, sc->data_offset,
@@ -863,6 +855,8 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
 {
     vsif_state *st = a->priv;
     trowel_status s = read_scene(a, st, index, out);
+    if (index >= st->read_to)
+        st->read_to = index + 1;
     if (st->lazy)
         vsif_scene_forget_decoded(a->ctx, &st->img, &st->img.scenes[index]);
     return s;
@@ -872,14 +866,14 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
  * once written. */
 static bool vsif_entry_size_exact(const trowel_archive *a, size_t index)
 {
-    return written_stored(a->priv, index);
+    return vsif_written_stored(a->priv, index);
 }
 
 /* Entry index named name, with the extension of how it is written. */
 static trowel_status name_entry(trowel_archive *a, size_t index, const char *name)
 {
     char fixed[PATH_MAX];
-    vsif_with_scene_extension(name, written_stored(a->priv, index), fixed, sizeof fixed);
+    vsif_with_scene_extension(name, vsif_written_stored(a->priv, index), fixed, sizeof fixed);
     return trowel_archive_rename_entry(a, index, fixed);
 }
 
@@ -901,178 +895,6 @@ static trowel_status vsif_set_options(trowel_archive *a, const char *const *opts
         s = name_entry(a, i, name);
     }
     return s;
-}
-
-/* --------------------------------------------------------------- verify */
-
-/* Sound lists compared as the engine builds them: de-duplicated through a
- * case-insensitive pool, so the first spelling of each sound counts. */
-static bool same_sounds(const vsif_image *img, const vsif_scene *sc, const choreo_summary *sum)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < sum->sound_count; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = strcasecmp(sum->sounds[i], sum->sounds[j]) == 0;
-        if (seen)
-            continue;
-        if (k >= sc->sound_count ||
-            strcasecmp(sum->sounds[i], choreo_pool_get(img->pool, sc->sounds[k])) != 0)
-            return false;
-        k++;
-    }
-    return k == sc->sound_count;
-}
-
-/* True when every sound the scene uses is in the stored list, in order,
- * whatever else the list holds. */
-static bool lists_every_sound(const vsif_image *img, const vsif_scene *sc,
-                              const choreo_summary *sum)
-{
-    uint32_t k = 0;
-    for (size_t i = 0; i < sum->sound_count; i++) {
-        while (k < sc->sound_count &&
-               strcasecmp(sum->sounds[i], choreo_pool_get(img->pool, sc->sounds[k])) != 0)
-            k++;
-        if (k == sc->sound_count)
-            return false;
-    }
-    return true;
-}
-
-/* Appends s to buf as list text ("a, b"), cut short with "..." if full. */
-static void append_sound(char *buf, size_t cap, const char *s)
-{
-    size_t n = strlen(buf);
-    if (n + 4 >= cap)
-        return;
-    int w = snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", s);
-    if (w < 0 || (size_t)w >= cap - n)
-        memcpy(buf + cap - 4, "...", 4);
-}
-
-/* The stored and the recomputed sound lists, for a message. */
-static void describe_sounds(const vsif_image *img, const vsif_scene *sc,
-                            const choreo_summary *sum, char *stored, char *scene, size_t cap)
-{
-    stored[0] = scene[0] = '\0';
-    for (uint32_t i = 0; i < sc->sound_count; i++)
-        append_sound(stored, cap, choreo_pool_get(img->pool, sc->sounds[i]));
-    for (size_t i = 0; i < sum->sound_count; i++)
-        append_sound(scene, cap, sum->sounds[i]);
-}
-
-/* The stored summary against the one recomputed from the scene. */
-static void verify_summary(trowel_archive *a, const vsif_image *img, const vsif_scene *sc,
-                           const choreo_scene *scene, const choreo_summary *sum)
-{
-    if (sc->msecs != sum->msecs && sc->msecs != sum->msecs_float) /* either rule */
-        trowel_archive_reportf(a, sc->summary_offset, "summary says %lu ms, the scene lasts %lu ms",
-                               (unsigned long)sc->msecs, (unsigned long)sum->msecs);
-    /* The stored value came from the text the scene was compiled from,
-     * whose event order BVCD does not keep entirely (actor-less events). */
-    if (img->version == 3 && !choreo_lastspeech_possible(scene, sc->lastspeech_msecs))
-        trowel_archive_reportf(a, sc->summary_offset + 4,
-                               "summary says the last speech ends at %lu ms, the scene says %lu ms",
-                               (unsigned long)sc->lastspeech_msecs,
-                               (unsigned long)sum->lastspeech_msecs);
-    if (!same_sounds(img, sc, sum)) {
-        char stored[160], scene_sounds[160];
-        describe_sounds(img, sc, sum, stored, scene_sounds, sizeof stored);
-        /* Real v3 images carry sounds a scene no longer uses: Valve's
-         * in-place update adds sounds without clearing the old list. The
-         * engine only precaches more than it needs, so that is worth a
-         * warning; a sound the scene uses but the summary lacks is not. */
-        if (lists_every_sound(img, sc, sum))
-            trowel_warn(a->ctx, sc->summary_offset,
-                        "summary lists sounds [%s] but the scene uses only [%s] "
-                        "(left over from an in-place update; harmless)",
-                        stored, scene_sounds);
-        else
-            trowel_archive_reportf(a, sc->summary_offset,
-                                   "summary lists sounds [%s], the scene has [%s]", stored,
-                                   scene_sounds);
-    }
-}
-
-/* Bytes after the scene's BVCD inside its stored data (or inside what its
- * LZMA stream decodes to): the engine never reads them; Valve's builder
- * writes none. */
-static void report_trailing(trowel_archive *a, const vsif_scene *sc, uint64_t bvcd_size,
-                            uint64_t trailing)
-{
-    uint64_t scene_bytes = bvcd_size - trailing;
-    if (sc->compressed)
-        trowel_archive_reportf(
-            a, sc->data_offset + 4,
-            "%llu bytes follow the scene's BVCD (%llu bytes) in its decompressed data",
-            (unsigned long long)trailing, (unsigned long long)scene_bytes);
-    else
-        trowel_archive_reportf(a, sc->data_offset + scene_bytes,
-                               "%llu bytes follow the scene's BVCD (%llu bytes) in its stored data",
-                               (unsigned long long)trailing, (unsigned long long)scene_bytes);
-}
-
-/* One scene, decoded once: its stream, its BVCD, the text VCD extract would
- * write (unless extracting raw) and its summary. */
-static trowel_status vsif_verify_entry(trowel_archive *a, size_t index)
-{
-    const vsif_state *st = a->priv;
-    const vsif_image *img = &st->img;
-    const vsif_scene *sc = &img->scenes[index];
-    uint64_t size = 0;
-    choreo_scene *scene = NULL;
-    choreo_summary sum;
-    memset(&sum, 0, sizeof sum);
-    trowel_sink *null = NULL;
-    uint64_t trailing = 0;
-    trowel_status s = vsif_parse_scene(a->ctx, a->in, sc, img->pool, &scene, &size, &trailing);
-    if (s == TROWEL_OK && trailing)
-        report_trailing(a, sc, size, trailing);
-    if (s == TROWEL_OK && !st->raw && (s = trowel_sink_open_null(a->ctx, &null)) == TROWEL_OK)
-        s = choreo_write_vcd(a->ctx, scene, null);
-    if (s == TROWEL_OK)
-        s = choreo_summarize(a->ctx, scene, &sum);
-    if (s == TROWEL_OK && sc->summary_ok) /* else reported as damage */
-        verify_summary(a, img, sc, scene, &sum);
-    else
-        trowel_archive_report(a);
-    if (null)
-        trowel_sink_discard(null);
-    choreo_summary_free(a->ctx, &sum);
-    choreo_scene_free(a->ctx, scene);
-    return TROWEL_OK;
-}
-
-static trowel_status vsif_verify(trowel_archive *a)
-{
-    const vsif_state *st = a->priv;
-    const vsif_image *img = &st->img;
-    for (size_t i = 0; i < img->damage_count; i++) {
-        const trowel_error *d = &img->damage[i];
-        trowel_set_entry(a->ctx, d->entry);
-        trowel_fail(a->ctx, d->status, d->offset, "%s", d->message);
-        trowel_archive_report(a);
-    }
-    for (uint32_t i = 0; i < img->count; i++) {
-        const vsif_scene *sc = &img->scenes[i];
-        trowel_set_entry(a->ctx, a->entries[i].name);
-        uint64_t at = img->entry_offset + (uint64_t)sc->slot * VSIF_ENTRY_SIZE;
-        if (i > 0 && sc->crc <= img->scenes[i - 1].crc)
-            trowel_archive_reportf(
-                a, at,
-                "entries are not sorted by CRC (%08lx after %08lx): the engine's binary "
-                "search will miss scenes",
-                (unsigned long)sc->crc, (unsigned long)img->scenes[i - 1].crc);
-        if (sc->compressed && (uint64_t)sc->lzma_size + TROWEL_VSIF_LZMA_HEADER_SIZE !=
-                                  sc->data_length)
-            trowel_archive_reportf(
-                a, sc->data_offset + 8,
-                "LZMA stream of %lu bytes + 17-byte header does not fill the %lu-byte entry",
-                (unsigned long)sc->lzma_size, (unsigned long)sc->data_length);
-    }
-    trowel_set_entry(a->ctx, NULL);
-    return TROWEL_OK;
 }
 
 /* ---------------------------------------------------------------- names */
