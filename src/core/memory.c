@@ -217,15 +217,6 @@ void *trowel_mem_realloc(trowel_ctx *ctx, void *p, size_t size)
     return resize_block(ctx, p, size, &n) == TROWEL_OK ? n : NULL;
 }
 
-void trowel_mem_free(trowel_ctx *ctx, void *p)
-{
-    if (!p)
-        return;
-    block_header *h = (block_header *)p - 1;
-    ctx->mem_in_use -= h->size;
-    free(h);
-}
-
 void *trowel_mem_disown(trowel_ctx *ctx, void *p)
 {
     if (!p)
@@ -236,6 +227,8 @@ void *trowel_mem_disown(trowel_ctx *ctx, void *p)
 }
 
 void trowel_mem_release(void *raw) { free(raw); }
+
+void trowel_mem_free(trowel_ctx *ctx, void *p) { trowel_mem_release(trowel_mem_disown(ctx, p)); }
 
 bool trowel_mem_take_over(trowel_ctx *from, trowel_ctx *to, void *p)
 {
