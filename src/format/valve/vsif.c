@@ -81,8 +81,7 @@ struct text_batch {
     text_piece piece[TEXT_BATCH_MAX];
 };
 
-
-static void settled_all(trowel_archive *a, vsif_state *st);
+static trowel_status settled_all(trowel_archive *a, vsif_state *st);
 static void settle_batch(trowel_archive *a, vsif_state *st, text_batch *b);
 
 /* ------------------------------------------------------------- reading */
@@ -175,9 +174,8 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
     vsif_image *img = &st->img;
     s = vsif_image_read(r, img);
     st->worker = trowel_worker_new(a->ctx);
-    st->lazy = a->in_order;
     st->gap = GAP_FIRST;
-    if (s == TROWEL_OK && !st->lazy)
+    if (s == TROWEL_OK && !a->in_order) /* else as scenes are reached (vsif_settle) */
         s = vsif_image_survey(a->ctx, a->in, img, st->worker);
     if (s != TROWEL_OK)
         return s;
@@ -186,9 +184,7 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         (s = trowel_props_add_uint(info, "version", img->version)) ||
         (s = trowel_props_add_uint(info, "scene_count", img->scene_count)) ||
         (s = trowel_props_add_uint(info, "string_count", img->string_count)) ||
-        (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)) ||
-        (!st->lazy && /* else once every scene is surveyed (vsif_settle) */
-         (s = trowel_props_add_str(info, "summary_precision", summary_rule_name(img)))))
+        (s = trowel_props_add_hex(info, "entry_offset", img->entry_offset)))
         return s;
     if (s == TROWEL_OK)
         s = add_entries(a, st);
@@ -196,10 +192,8 @@ static trowel_status vsif_open(trowel_archive *a, trowel_reader *r)
         warn_damage(a->ctx, img);
         trowel_archive_mark_damaged(a);
     }
-    if (s == TROWEL_OK && !st->lazy)
-        a->settled = a->entry_count;
-    else if (s == TROWEL_OK && !a->entry_count)
-        settled_all(a, st);
+    if (s == TROWEL_OK && (!a->in_order || !a->entry_count))
+        s = settled_all(a, st); /* else once the last scene is (vsif_settle) */
     return s;
 }
 
@@ -476,7 +470,7 @@ static void start_ahead(trowel_archive *a, vsif_state *st, size_t index)
 static void take_ahead(trowel_archive *a, vsif_state *st)
 {
     text_batch *b = st->ahead;
-    if (st->lazy) /* share the work so that neither thread waits for the other */
+    if (a->in_order) /* share the work so that neither thread waits for the other */
         st->gap = atomic_load_explicit(&b->finished, memory_order_acquire)
                       ? (st->gap > GAP_STEP ? st->gap - GAP_STEP : 0)
                       : (st->gap + GAP_STEP < TEXT_BATCH_MAX ? st->gap + GAP_STEP : TEXT_BATCH_MAX);
@@ -521,7 +515,7 @@ static text_piece *piece_for(trowel_archive *a, vsif_state *st, size_t index)
         return NULL;
     if (trowel_worker_busy(st->worker)) {
         /* read in order, the gap before the worker's batch is this thread's */
-        size_t end = st->lazy ? st->ahead->first - st->ready->first : st->ready->count;
+        size_t end = a->in_order ? st->ahead->first - st->ready->first : st->ready->count;
         if (index - st->ahead->first < st->ahead->count)
             take_ahead(a, st);
         else if (index - st->ready->first >= end)
@@ -622,7 +616,7 @@ static void keep_ahead(trowel_archive *a, vsif_state *st, size_t index)
     const text_batch *r = st->ready;
     if (next - r->first < r->count)
         next = r->first + r->count;
-    if (st->lazy)
+    if (a->in_order)
         next += a->entry_count - next < st->gap ? a->entry_count - next : st->gap;
     start_ahead(a, st, next);
 }
@@ -642,9 +636,11 @@ static void keep_ahead(trowel_archive *a, vsif_state *st, size_t index)
 static trowel_status settle_name(trowel_archive *a, vsif_state *st, size_t index)
 {
     vsif_scene *sc = &st->img.scenes[index];
+    if (!sc->textless)
+        return TROWEL_OK;
     char name[VSIF_CRC_NAME_SIZE];
     vsif_crc_name(sc->crc, true, name);
-    trowel_status s = sc->textless ? trowel_archive_rename_entry(a, index, name) : TROWEL_OK;
+    trowel_status s = trowel_archive_rename_entry(a, index, name);
     if (s != TROWEL_OK)
         sc->textless = false;
     return s;
@@ -665,15 +661,12 @@ static void survey_fell_short(trowel_archive *a, vsif_state *st, size_t index)
     st->survey_short = true;
 }
 
-/* Every scene is surveyed: the info gets the summary rule, as open gives it
- * when it surveys. */
-static void settled_all(trowel_archive *a, vsif_state *st)
+/* Every scene is surveyed (in open, or as the last is reached): the info
+ * gets the summary rule, its last key. */
+static trowel_status settled_all(trowel_archive *a, vsif_state *st)
 {
     a->settled = a->entry_count;
-    trowel_error before = a->ctx->last_error;
-    /* out of memory: the info goes without it (every other key stands) */
-    (void)trowel_props_add_str(a->info, "summary_precision", summary_rule_name(&st->img));
-    a->ctx->last_error = before;
+    return trowel_props_add_str(a->info, "summary_precision", summary_rule_name(&st->img));
 }
 
 /* Applies what the worker's batch b (just taken, and still in the taking:
@@ -746,7 +739,8 @@ static choreo_scene *take_held(trowel_archive *a, vsif_state *st, size_t index)
 static void settle_here(trowel_archive *a, vsif_state *st, size_t index)
 {
     trowel_error before = a->ctx->last_error;
-    if (!st->survey_short && !(!st->raw && settle_reading(a, st, index)) &&
+    /* (raw= is set only once every scene is settled: core settles first) */
+    if (!st->survey_short && !settle_reading(a, st, index) &&
         vsif_survey_scene(a->ctx, a->in, &st->img, &st->img.scenes[index]) != TROWEL_OK)
         survey_fell_short(a, st, index);
     a->ctx->last_error = before;
@@ -793,8 +787,11 @@ static void vsif_settle(trowel_archive *a, size_t count)
         else
             settle_here(a, st, index);
     }
+    trowel_error before = a->ctx->last_error;
+    /* out of memory: the info goes without it (every other key stands) */
     if (a->settled == a->entry_count)
-        settled_all(a, st);
+        (void)settled_all(a, st);
+    a->ctx->last_error = before;
 }
 
 static void vsif_close(trowel_archive *a)
@@ -857,7 +854,7 @@ static trowel_status vsif_read_entry(trowel_archive *a, size_t index, trowel_sin
     trowel_status s = read_scene(a, st, index, out);
     if (index >= st->read_to)
         st->read_to = index + 1;
-    if (st->lazy)
+    if (a->in_order)
         vsif_scene_forget_decoded(a->ctx, &st->img, &st->img.scenes[index]);
     return s;
 }

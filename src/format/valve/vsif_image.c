@@ -555,8 +555,8 @@ static void keep_decoded(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsi
     st->decoded = NULL;
 }
 
-trowel_status vsif_apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img,
-                                 vsif_scene *sc, vsif_study *st, trowel_status s)
+trowel_status vsif_apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *img, vsif_scene *sc,
+                               vsif_study *st, trowel_status s)
 {
     if (!st->parsed) {
         if (s == TROWEL_ERR_NOMEM)
@@ -576,7 +576,7 @@ trowel_status vsif_apply_study(trowel_ctx *ctx, trowel_ctx *from, vsif_image *im
 }
 
 trowel_status vsif_survey_scene(trowel_ctx *ctx, trowel_input *in, vsif_image *img,
-                                 vsif_scene *sc)
+                                vsif_scene *sc)
 {
     vsif_scene_bvcd b;
     vsif_study st;
@@ -693,8 +693,8 @@ static trowel_status survey_behind(trowel_ctx *ctx, vsif_image *img, survey_batc
     for (uint32_t k = 0; finished && s == TROWEL_OK && k < b->done; k++) {
         survey_piece *p = &b->piece[k];
         trowel_worker_pass_warnings(b->w, ctx, p->warnings_from, p->warnings_to);
-        s = vsif_apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k], &p->st,
-                        p->status);
+        s = vsif_apply_study(ctx, trowel_worker_ctx(b->w), img, &img->scenes[b->first + k],
+                             &p->st, p->status);
         *done = k + 1;
     }
     drop_survey_batch(ctx, b, finished); /* what was not applied */

@@ -23,9 +23,6 @@ typedef struct vsif_state {
     size_t batch_size;
     size_t next_in_turn;    /* the entry after the one read last (SIZE_MAX: none) */
     bool gave_way;          /* the memory limit was reached: no more reading ahead */
-    /* opened in order (a->in_order): scenes are surveyed as they are
-     * reached (vsif_settle) rather than all in open */
-    bool lazy;
     size_t gap;             /* entries this thread does before the worker's next batch */
     bool survey_short;      /* a scene's survey ran out of memory (told once) */
     const char **sounds;    /* every entry's "sounds" list: pool strings */
