@@ -16,13 +16,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Entry i of a, read whole: its status, and its bytes in *s. */
+static trowel_status read_one(trowel_ctx *ctx, trowel_archive *a, size_t i, trowel_sink **s)
+{
+    *s = NULL;
+    trowel_status st = trowel_sink_open_memory(ctx, s);
+    return st == TROWEL_OK ? trowel_archive_read_entry(a, i, *s) : st;
+}
+
 static void read_all(trowel_ctx *ctx, trowel_archive *a, bool raw)
 {
     for (size_t i = 0; i < trowel_archive_entry_count(a); i++) {
         trowel_sink *s;
-        if (trowel_sink_open_memory(ctx, &s) != TROWEL_OK)
+        trowel_status st = read_one(ctx, a, i, &s);
+        if (!s)
             return;
-        trowel_status st = trowel_archive_read_entry(a, i, s);
         size_t n = 0;
         trowel_sink_data(s, &n);
         /* Raw BVCD: exactly the declared size when it succeeds. */
@@ -32,14 +40,6 @@ static void read_all(trowel_ctx *ctx, trowel_archive *a, bool raw)
             abort();
         trowel_sink_discard(s);
     }
-}
-
-/* Entry i of a, read whole: its status, and its bytes in *s. */
-static trowel_status read_one(trowel_ctx *ctx, trowel_archive *a, size_t i, trowel_sink **s)
-{
-    *s = NULL;
-    trowel_status st = trowel_sink_open_memory(ctx, s);
-    return st == TROWEL_OK ? trowel_archive_read_entry(a, i, *s) : st;
 }
 
 /* Read in order, every scene both read well must have the same name and
