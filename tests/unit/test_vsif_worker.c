@@ -312,33 +312,60 @@ static const char flex_scene[] =
     "          0.5000 1.0000 \"curve_exponential_decay_to_curve_hold\"\n"
     "        }\n      }\n    }\n  }\n}\n";
 
+/* count flex scenes built into an image (no compression). With
+ * last_string, scene i uses the flex track "zzz_last_0" instead of
+ * "lid_raiser" when i % 7 == 3, which makes it the pool's last string. */
+static bytes flex_image(int count, bool last_string)
+{
+    bytes image = {NULL, 0};
+    char *dir = make_temp_dir();
+    if (!dir)
+        return image;
+    trowel_source *src = calloc((size_t)count, sizeof *src);
+    char **paths = calloc((size_t)count, sizeof *paths);
+    char(*names)[32] = calloc((size_t)count, sizeof *names);
+    char scene[sizeof flex_scene];
+    for (int i = 0; i < count; i++) {
+        memcpy(scene, flex_scene, sizeof flex_scene);
+        if (last_string && i % 7 == 3)
+            memcpy(strstr(scene, "lid_raiser"), "zzz_last_0", 10); /* as long */
+        snprintf(names[i], sizeof names[i], "scene%03d.vcd", i);
+        size_t len = strlen(dir) + strlen(names[i]) + 2;
+        paths[i] = malloc(len);
+        snprintf(paths[i], len, "%s/%s", dir, names[i]);
+        write_file(paths[i], scene, strlen(scene));
+        src[i] = (trowel_source){names[i], paths[i]};
+    }
+    trowel_ctx *ctx = trowel_ctx_new();
+    const char *opts[] = {"compress=none"};
+    CHECK(vsif_build(ctx, src, (size_t)count, opts, 1, &image) == TROWEL_OK);
+    trowel_ctx_free(ctx);
+    for (int i = 0; i < count; i++)
+        free(paths[i]);
+    free(paths);
+    free(names);
+    free(src);
+    remove_tree(dir);
+    return image;
+}
+
+/* How many times what occurs in text. */
+static int count_in(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
+        n++;
+    return n;
+}
+
 /* 300 such scenes, stored (not compressed); in every third one the curve
  * is given a type with no name (a warning when the scene becomes text, on
  * whichever thread makes the text). */
 static void test_worker_passes_on_each_scenes_warnings(void)
 {
-    char *dir = make_temp_dir();
-    REQUIRE(dir);
     enum { SCENES = 300 };
-    static trowel_source src[SCENES];
-    static char names[SCENES][32];
-    char *paths[SCENES];
-    for (int i = 0; i < SCENES; i++) {
-        snprintf(names[i], sizeof names[i], "scene%03d.vcd", i);
-        size_t len = strlen(dir) + strlen(names[i]) + 2;
-        paths[i] = malloc(len);
-        snprintf(paths[i], len, "%s/%s", dir, names[i]);
-        write_file(paths[i], flex_scene, sizeof flex_scene - 1);
-        src[i] = (trowel_source){names[i], paths[i]};
-    }
-    trowel_ctx *ctx = trowel_ctx_new();
-    const char *opts[] = {"compress=none"};
-    bytes image;
-    CHECK(vsif_build(ctx, src, SCENES, opts, 1, &image) == TROWEL_OK);
-    trowel_ctx_free(ctx);
-    for (int i = 0; i < SCENES; i++)
-        free(paths[i]);
-    remove_tree(dir); /* make_temp_dir's buffer is its own */
+    bytes image = flex_image(SCENES, false);
+    REQUIRE(image.size > 0);
     static const uint8_t sample[] = {0xff, 0x0f, 0x0e};
     int patched = 0, seen = 0;
     for (size_t at = 0; at + sizeof sample <= image.size; at++)
@@ -353,10 +380,7 @@ static void test_worker_passes_on_each_scenes_warnings(void)
     unsigned jobs;
     run_setup two = {2, 0, IN_ORDER, 0, false};
     run_log l = run(&image, two, &jobs);
-    int warnings = 0;
-    for (const char *p = l.text; (p = strstr(p, "\nwarning ")) != NULL; p++)
-        warnings++;
-    CHECK_EQ_U64(warnings, patched);
+    CHECK_EQ_U64(count_in(l.text, "\nwarning "), patched);
     free(l.text);
     free(image.data);
 }
@@ -405,50 +429,6 @@ static void test_worker_gives_way_to_the_limit(void)
     free(image.data);
 }
 
-/* Writes count flex scenes into dir and builds them into an image (no
- * compression); scene i uses the flex track "zzz_last_0" instead of
- * "lid_raiser" when i % 7 == 3, which makes it the pool's last string. */
-static bytes image_with_a_last_string(int count)
-{
-    bytes image = {NULL, 0};
-    char *dir = make_temp_dir();
-    if (!dir)
-        return image;
-    trowel_source *src = calloc((size_t)count, sizeof *src);
-    char **paths = calloc((size_t)count, sizeof *paths);
-    char(*names)[32] = calloc((size_t)count, sizeof *names);
-    char scene[sizeof flex_scene];
-    for (int i = 0; i < count; i++) {
-        memcpy(scene, flex_scene, sizeof flex_scene);
-        if (i % 7 == 3)
-            memcpy(strstr(scene, "lid_raiser"), "zzz_last_0", 10); /* as long */
-        snprintf(names[i], sizeof names[i], "scene%03d.vcd", i);
-        size_t len = strlen(dir) + strlen(names[i]) + 2;
-        paths[i] = malloc(len);
-        snprintf(paths[i], len, "%s/%s", dir, names[i]);
-        write_file(paths[i], scene, strlen(scene));
-        src[i] = (trowel_source){names[i], paths[i]};
-    }
-    trowel_ctx *ctx = trowel_ctx_new();
-    const char *opts[] = {"compress=none"};
-    CHECK(vsif_build(ctx, src, (size_t)count, opts, 1, &image) == TROWEL_OK);
-    trowel_ctx_free(ctx);
-    for (int i = 0; i < count; i++)
-        free(paths[i]);
-    free(paths);
-    free(names);
-    free(src);
-    remove_tree(dir);
-    return image;
-}
-
-static int count_in(const char *text, const char *what)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
-        n++;
-    return n;
-}
 
 /* An image whose pool lacks its last string (the string count cut by
  * one): the scenes using it cannot become text and are written as stored,
@@ -458,7 +438,7 @@ static int count_in(const char *text, const char *what)
 static void test_in_order_names_scenes_that_cannot_become_text(void)
 {
     enum { SCENES = 400 };
-    bytes image = image_with_a_last_string(SCENES);
+    bytes image = flex_image(SCENES, true);
     REQUIRE(image.size > 16 && memcmp(image.data, "VSIF", 4) == 0);
     set_u32(image.data + 12, get_u32(image.data + 12) - 1);
     static const run_setup in_order[] = {
@@ -526,7 +506,7 @@ static void refused_rename(const bytes *image, int mode, size_t at, size_t *empt
 
 static void test_in_order_refused_renames_fail_their_entries(void)
 {
-    bytes image = image_with_a_last_string(300);
+    bytes image = flex_image(300, true);
     REQUIRE(image.size > 16);
     set_u32(image.data + 12, get_u32(image.data + 12) - 1); /* scenes i % 7 == 3: .bvcd */
     for (int mode = 0; mode < 2; mode++) {
