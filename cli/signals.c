@@ -3,9 +3,10 @@
  * CLI keeps this little registry: the named temporaries live now, each in a
  * slot the handler can read at any moment. A slot's name is written before
  * the slot is marked live and the mark is cleared before the slot is reused,
- * so the handler never sees a half-written name. The handler only unlinks
- * and writes (both async-signal-safe), then dies of the same signal with
- * the default action, so the exit status tells the shell what happened.
+ * so the handler never sees a half-written name. The handler only removes
+ * (trowel_remove_temp makes system calls only) and writes, then dies of
+ * the same signal with the default action, so the exit status tells the
+ * shell what happened.
  */
 #include "signals.h"
 
@@ -53,8 +54,8 @@ void cli_signals_temp_handler(void *user, int dirfd, const char *name, bool live
 static void on_fatal_signal(int sig)
 {
     for (size_t i = 0; i < TEMP_SLOTS; i++)
-        if (temp_slots[i].live)
-            unlinkat(temp_slots[i].dirfd, temp_slots[i].name, 0);
+        if (temp_slots[i].live) /* a file, or a folder being staged */
+            trowel_remove_temp(temp_slots[i].dirfd, temp_slots[i].name);
     /* The progress bar may be on the line: leave it clean for the shell. */
     if (stderr_is_terminal) {
         static const char clear_line[] = "\r\033[K";

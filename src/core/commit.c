@@ -145,6 +145,10 @@ static trowel_status check_kinds(trowel_sink *const *sinks, size_t n)
             return trowel_fail(sinks[i]->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
                                "%s is not a file output: only files finish together",
                                sinks[i]->name);
+        if (f->plain) /* its folder, being staged, is what appears whole */
+            return trowel_fail(sinks[i]->ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                               "%s is in a folder being staged: it finishes with the folder",
+                               sinks[i]->name);
     }
     return TROWEL_OK;
 }

@@ -16,7 +16,18 @@
  * receiving the entries meant for it, where it now is, as it would between
  * one entry's walk and its write: the walk's guarantee is that no link
  * inside the output redirects a write, and that still holds.)
+ *
+ * A fresh folder, staged (TROWEL_OUTDIR_STAGED): when the folder does not
+ * exist yet, it is made under a private name beside where it belongs
+ * (".trowel-PID-stageN", locked while in use) and renamed into place whole
+ * by trowel_outdir_finish. Nobody sees its files before then, so each is
+ * made under its final name at once (TROWEL_SINK_PRIVATE_FOLDER): one
+ * system call where an unnamed file costs two, for a run making thousands
+ * of small files. The folder is announced to the temp handler, so a signal
+ * removes it; one that kill -9 leaves is found stale and removed by the
+ * next run writing beside it, as a file sink's named temporaries are.
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "sink.h"
 #include "bytes.h"
 
@@ -24,6 +35,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,6 +57,12 @@ struct trowel_outdir {
     int sub_fd;       /* the last sub-folder walked to, or -1 */
     char *sub_rel;    /* its path relative to fd */
     unsigned sub_facts;
+    /* Staged: the folder fd is the private one named stage_name inside
+     * stage_parent (else -1), to be renamed final_name when whole. */
+    int stage_parent;
+    char stage_name[40];
+    char *final_name;
+    bool finished; /* trowel_outdir_finish ran */
 };
 
 static bool is_drive_prefix(const char *s)
@@ -120,68 +138,271 @@ static int make_folders(const char *path, size_t *made_from)
     return 0;
 }
 
-trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned sink_flags,
+/* Removes the folder path[0, n) and its parents, deepest first, down to
+ * the first that existed before (path[0, made_from)), while they are
+ * empty: rmdir refuses any that is not, so nothing written is touched. */
+static void remove_made_parents(const char *path, size_t n, size_t made_from)
+{
+    char buf[4096];
+    if (made_from >= n || n >= sizeof buf)
+        return;
+    memcpy(buf, path, n);
+    buf[n] = '\0';
+    while (n > made_from) {
+        if (rmdir(buf) != 0)
+            return;
+        while (n > made_from && buf[n - 1] != '/')
+            n--;
+        while (n > made_from && buf[n - 1] == '/')
+            n--;
+        buf[n] = '\0';
+    }
+}
+
+/* The folder d->path, made (with its parents) if missing, opened. */
+static trowel_status open_in_place(trowel_outdir *d)
+{
+    trowel_ctx *ctx = d->ctx;
+    const char *path = d->path;
+    if (make_folders(path, &d->made_from) != 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create folder %s: %s",
+                           path, strerror(errno));
+    d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->fd < 0)
+        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s", path,
+                           strerror(errno));
+    d->facts = trowel_sink_folder_facts(ctx, d->fd);
+    if (d->made_from < strlen(path)) /* mkdir -p made at least the folder itself */
+        d->facts |= TROWEL_SINK_NEW_FOLDER;
+    return TROWEL_OK;
+}
+
+/* Splits path (trailing slashes dropped) into the folder that holds its
+ * last component, into parent, and that component, whose offset in path
+ * goes to *last_at: false when the last component is not a name of its
+ * own ("." or ".."), or does not fit. */
+static bool split_last(const char *path, char *parent, size_t cap, size_t *last_at,
+                       size_t *last_len)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t at = n;
+    while (at > 0 && path[at - 1] != '/')
+        at--;
+    size_t len = n - at;
+    if (len == 0 || (len == 1 && path[at] == '.') ||
+        (len == 2 && path[at] == '.' && path[at + 1] == '.') || at + 2 > cap)
+        return false;
+    if (at == 0) {
+        memcpy(parent, ".", 2);
+    } else {
+        size_t p = at;
+        while (p > 1 && path[p - 1] == '/') /* "a//b": the folder is "a" */
+            p--;
+        memcpy(parent, path, p);
+        parent[p] = '\0';
+    }
+    *last_at = at;
+    *last_len = len;
+    return true;
+}
+
+/* Makes the private folder inside d->stage_parent, announced to the temp
+ * handler before it exists, and opens and locks it: false when it cannot
+ * be (the caller then makes the folder in place, which says why if that
+ * fails too). */
+static bool make_stage(trowel_outdir *d)
+{
+    trowel_ctx *ctx = d->ctx;
+    for (unsigned serial = 0; serial < 100; serial++) {
+        snprintf(d->stage_name, sizeof d->stage_name, ".trowel-%ld-stage%u", (long)getpid(),
+                 serial);
+        if (ctx->temp_fn)
+            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, true);
+        if (mkdirat(d->stage_parent, d->stage_name, 0777) == 0) {
+            d->fd = openat(d->stage_parent, d->stage_name,
+                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (d->fd >= 0) {
+                (void)flock(d->fd, LOCK_EX | LOCK_NB); /* a sweep leaves it be */
+                return true;
+            }
+            unlinkat(d->stage_parent, d->stage_name, AT_REMOVEDIR);
+        }
+        int err = errno;
+        if (ctx->temp_fn)
+            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
+        if (err != EEXIST)
+            break;
+    }
+    d->stage_name[0] = '\0';
+    return false;
+}
+
+/* Stages d->path when it does not exist: false (nothing made) when it
+ * exists, or when staging it cannot be done here. */
+static bool open_staged(trowel_outdir *d)
+{
+#if defined(__linux__)
+    trowel_ctx *ctx = d->ctx;
+    char parent[4096];
+    size_t last_at, last_len, made_from;
+    struct stat st;
+    if (!split_last(d->path, parent, sizeof parent, &last_at, &last_len) ||
+        fstatat(AT_FDCWD, d->path, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT ||
+        make_folders(parent, &made_from) != 0)
+        return false;
+    d->final_name = trowel_mem_calloc(ctx, 1, last_len + 1);
+    d->stage_parent = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (d->final_name && d->stage_parent >= 0) {
+        memcpy(d->final_name, d->path + last_at, last_len);
+        (void)trowel_sink_folder_facts(ctx, d->stage_parent); /* stale stages go */
+        if (make_stage(d)) {
+            /* made_from: where the folders that will be made begin in path. */
+            d->made_from = made_from < strlen(parent) ? made_from : last_at;
+            d->facts = trowel_sink_folder_facts(ctx, d->fd) | TROWEL_SINK_NEW_FOLDER |
+                       TROWEL_SINK_PRIVATE_FOLDER;
+            return true;
+        }
+    }
+    if (d->stage_parent >= 0)
+        close(d->stage_parent);
+    d->stage_parent = -1;
+    trowel_mem_free(ctx, d->final_name);
+    d->final_name = NULL;
+    /* Parents made for nothing go again; the folder's own make says why. */
+    remove_made_parents(parent, strlen(parent), made_from);
+    return false;
+#else
+    (void)d;
+    return false;
+#endif
+}
+
+trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned flags,
                                  trowel_outdir **out)
 {
     *out = NULL;
-    size_t made_from;
-    if (make_folders(path, &made_from) != 0)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot create folder %s: %s",
-                           path, strerror(errno));
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return trowel_fail(ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot open folder %s: %s", path,
-                           strerror(errno));
     trowel_outdir *d = trowel_mem_calloc(ctx, 1, sizeof *d);
     char *p = d ? trowel_mem_strdup(ctx, path) : NULL;
     if (!p) {
         trowel_mem_free(ctx, d);
-        close(fd);
         return ctx->last_error.status;
     }
     d->ctx = ctx;
-    d->fd = fd;
-    d->flags = sink_flags;
+    d->fd = -1;
+    d->flags = flags & ~(unsigned)TROWEL_OUTDIR_STAGED;
     d->path = p;
-    d->made_from = made_from;
     d->sub_fd = -1;
-    d->facts = trowel_sink_folder_facts(ctx, fd);
-    if (made_from < strlen(path)) /* mkdir -p made at least the folder itself */
-        d->facts |= TROWEL_SINK_NEW_FOLDER;
+    d->stage_parent = -1;
+    if (!((flags & TROWEL_OUTDIR_STAGED) && open_staged(d))) {
+        trowel_status st = open_in_place(d);
+        if (st != TROWEL_OK) {
+            if (d->fd >= 0)
+                close(d->fd);
+            trowel_mem_free(ctx, p);
+            trowel_mem_free(ctx, d);
+            return st;
+        }
+    }
     *out = d;
     return TROWEL_OK;
 }
 
-/* Removes, deepest first, the folders this outdir made that are still
- * empty; rmdir refuses any that is not, so nothing written is touched. */
-static void remove_empty_made_folders(trowel_outdir *d)
+/* Removes, deepest first, the sub-folders this outdir made that are still
+ * empty. */
+static void remove_empty_made_subfolders(trowel_outdir *d)
 {
+    if (d->sub_fd >= 0)
+        close(d->sub_fd);
+    d->sub_fd = -1;
     for (size_t i = d->made_count; i-- > 0;)
         unlinkat(d->fd, d->made[i], AT_REMOVEDIR);
-    char buf[4096];
+}
+
+/* The staged folder's parents that this run made, to remove when empty. */
+static void remove_stage_parents(trowel_outdir *d)
+{
     size_t n = strlen(d->path);
-    if (d->made_from >= n || n >= sizeof buf)
-        return;
-    memcpy(buf, d->path, n + 1);
-    while (n > d->made_from) {
-        if (rmdir(buf) != 0)
-            return;
-        while (n > d->made_from && buf[n - 1] != '/')
-            n--;
-        while (n > d->made_from && buf[n - 1] == '/')
-            n--;
-        buf[n] = '\0';
+    while (n > 1 && d->path[n - 1] == '/')
+        n--;
+    n -= strlen(d->final_name);
+    while (n > 1 && d->path[n - 1] == '/')
+        n--;
+    remove_made_parents(d->path, n, d->made_from);
+}
+
+/* The staged folder goes, with all it holds (nothing of it is published). */
+static void drop_stage(trowel_outdir *d)
+{
+    trowel_ctx *ctx = d->ctx;
+    trowel_remove_temp(d->stage_parent, d->stage_name);
+    if (ctx->temp_fn)
+        ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
+    remove_stage_parents(d);
+}
+
+/* Renames the staged folder to its final name unless that exists (0 or an
+ * errno value): a folder made there meanwhile is not replaced. */
+static int publish_stage(trowel_outdir *d)
+{
+#if defined(__linux__) && defined(RENAME_NOREPLACE)
+    if (renameat2(d->stage_parent, d->stage_name, d->stage_parent, d->final_name,
+                  RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL) /* EINVAL: the file system lacks the flag */
+        return errno;
+#endif
+    struct stat st;
+    if (fstatat(d->stage_parent, d->final_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        return EEXIST;
+    return renameat(d->stage_parent, d->stage_name, d->stage_parent, d->final_name) == 0 ? 0
+                                                                                           : errno;
+}
+
+trowel_status trowel_outdir_finish(trowel_outdir *d)
+{
+    if (!d || d->stage_parent < 0 || d->finished)
+        return TROWEL_OK;
+    trowel_ctx *ctx = d->ctx;
+    d->finished = true;
+    remove_empty_made_subfolders(d);
+    if (unlinkat(d->stage_parent, d->stage_name, AT_REMOVEDIR) == 0) { /* nothing in it */
+        if (ctx->temp_fn)
+            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
+        remove_stage_parents(d);
+        return TROWEL_OK;
     }
+    int err = publish_stage(d);
+    if (err) {
+        drop_stage(d);
+        return trowel_fail(ctx, err == EEXIST || err == ENOTEMPTY ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO,
+                           TROWEL_NO_OFFSET, "cannot put the folder %s in place: %s; nothing "
+                           "was extracted (run again)", d->path,
+                           err == EEXIST || err == ENOTEMPTY ? "it appeared while it was written"
+                                                             : strerror(err));
+    }
+    if (ctx->temp_fn)
+        ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
+    return TROWEL_OK;
 }
 
 void trowel_outdir_close(trowel_outdir *d)
 {
     if (!d)
         return;
-    if (d->sub_fd >= 0)
-        close(d->sub_fd);
+    if (d->stage_parent >= 0) {
+        if (!d->finished) /* given up: nothing of it is published */
+            drop_stage(d);
+        if (d->sub_fd >= 0)
+            close(d->sub_fd);
+        close(d->stage_parent);
+    } else {
+        remove_empty_made_subfolders(d);
+        remove_made_parents(d->path, strlen(d->path), d->made_from);
+    }
     trowel_mem_free(d->ctx, d->sub_rel);
-    remove_empty_made_folders(d);
+    trowel_mem_free(d->ctx, d->final_name);
     close(d->fd);
     for (size_t i = 0; i < d->given_cap; i++)
         trowel_mem_free(d->ctx, d->given[i].name);
@@ -348,7 +569,10 @@ static trowel_status walk_to_folder(trowel_outdir *d, char *rel, char *last_slas
     trowel_mem_free(ctx, d->sub_rel);
     d->sub_fd = fd;
     d->sub_rel = copy;
-    d->sub_facts = trowel_sink_folder_facts(ctx, fd) | (made ? TROWEL_SINK_NEW_FOLDER : 0u);
+    /* A staged folder's sub-folders are as new and private as it is. */
+    d->sub_facts = (d->facts & TROWEL_SINK_PRIVATE_FOLDER)
+                       ? d->facts
+                       : trowel_sink_folder_facts(ctx, fd) | (made ? TROWEL_SINK_NEW_FOLDER : 0u);
     return TROWEL_OK;
 }
 
@@ -365,6 +589,9 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
 {
     trowel_ctx *ctx = d->ctx;
     *out = NULL;
+    if (d->finished) /* a staged folder is published: its files are all there */
+        return trowel_fail(ctx, TROWEL_ERR_USAGE, TROWEL_NO_OFFSET,
+                           "%s is finished: no more files go into it", d->path);
     char rel[4096];
     if (trowel_path_normalize(entry_name, rel, sizeof rel) != TROWEL_OK)
         return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,

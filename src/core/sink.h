@@ -97,6 +97,10 @@ enum {
                                           * when the file is linked) */
     TROWEL_SINK_EAGER_ERRORS = 1u << 18, /* its file system reports a failed
                                           * write at the write, not at close */
+    TROWEL_SINK_PRIVATE_FOLDER = 1u << 19, /* a folder being staged, which
+                                            * nobody sees until it is whole:
+                                            * each output is made under its
+                                            * final name at once */
 };
 /* Clears dirfd's stale temporaries (once per context) and returns the
  * facts above that hold for it (TROWEL_SINK_SWEPT, maybe

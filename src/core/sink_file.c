@@ -10,7 +10,10 @@
  * removed by the next run that writes into that folder (see "stale
  * temporaries"). Replacing a file (TROWEL_SINK_OVERWRITE) is described at
  * place_unnamed and commit_named; a target that already holds exactly the
- * bytes being written is left as it is ("identical files").
+ * bytes being written is left as it is ("identical files"). In a private
+ * folder (TROWEL_SINK_PRIVATE_FOLDER: one trowel_outdir stages, which
+ * nobody sees until it is whole) the output is made under its final name
+ * at once, as a plain file, and removed if anything fails.
  */
 /* O_TMPFILE, AT_EMPTY_PATH and AT_SYMLINK_FOLLOW are Linux extensions. */
 #define _GNU_SOURCE
@@ -105,8 +108,9 @@ static int create_named_temp(trowel_sink *s, const char *name)
 
 /* ------------------------------------------------ stale temporaries
  * A run killed with kill -9 (or a power loss) on a file system without
- * unnamed files leaves its ".trowel-PID-..." temporaries behind, and no
- * handler ran to remove them. The next sink opened in that folder removes
+ * unnamed files leaves its ".trowel-PID-..." temporaries behind, and one
+ * killed while it staged a fresh output folder leaves that folder
+ * (".trowel-PID-stageN", trowel_outdir): no handler ran to remove them. The next sink opened in that folder removes
  * those whose process is gone: no process with that pid exists here (kill
  * with signal 0 says ESRCH), and nobody holds the file's lock (a live
  * writer always does: a pid from another pid namespace sharing the folder
@@ -134,15 +138,17 @@ static bool pid_is_gone(long pid)
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Removes name from dirfd if it is a regular file nobody holds locked. */
+/* Removes name from dirfd if it is a regular file, or a folder being
+ * staged (trowel_outdir's, with all it holds), that nobody holds locked. */
 static void remove_if_unlocked(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
-        unlinkat(dirfd, name, 0);
+    if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+        flock(fd, LOCK_EX | LOCK_NB) == 0)
+        trowel_remove_temp(dirfd, name);
     close(fd);
 }
 
@@ -245,11 +251,26 @@ static bool open_unnamed(trowel_sink *s)
 #endif
 }
 
-/* The file the output is written to: an unnamed one, or when that fails a
- * named temporary, whose error (permissions, a full disk) is then the one
- * reported. */
+/* The output under its final name, in a private folder: one system call
+ * where an unnamed file costs two and its link the dearest of them. */
+static trowel_status open_plain(trowel_sink *s)
+{
+    struct trowel_sink_file *f = file_of(s);
+    f->fd = openat(f->dirfd, f->final_name,
+                   O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+    if (f->fd < 0)
+        return trowel_sink_io_fail(s, "create", errno);
+    f->plain = true;
+    return TROWEL_OK;
+}
+
+/* The file the output is written to: a plain one in a private folder, an
+ * unnamed one, or when that fails a named temporary, whose error
+ * (permissions, a full disk) is then the one reported. */
 static trowel_status open_output(trowel_sink *s)
 {
+    if (file_of(s)->flags & TROWEL_SINK_PRIVATE_FOLDER)
+        return open_plain(s);
     if (open_unnamed(s))
         return TROWEL_OK;
     int err = with_fresh_temp(s, create_named_temp);
@@ -681,6 +702,22 @@ static trowel_status commit_unnamed(trowel_sink *s, trowel_status st)
     return st;
 }
 
+/* A plain output in a private folder: closed, and removed when anything
+ * failed, so the folder is published holding whole files only. (No
+ * duplicate is closed first: nobody sees the name before the folder is
+ * whole, and the close itself reports what a duplicate's would.) */
+static trowel_status commit_plain(trowel_sink *s, trowel_status st)
+{
+    struct trowel_sink_file *f = file_of(s);
+    if (close(f->fd) != 0 && st == TROWEL_OK)
+        st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot close %s: %s", s->name,
+                         strerror(errno));
+    f->fd = -1;
+    if (st != TROWEL_OK)
+        unlinkat(f->dirfd, f->final_name, 0);
+    return st;
+}
+
 /* Puts the named temporary under the final name unless that exists: 0 or an
  * errno value. link refuses an existing name atomically; a file system with
  * no hard links (FAT) gets a rename that refuses it just as well. */
@@ -781,7 +818,9 @@ static void file_discard(trowel_sink *s)
         return;
     close(f->fd);
     f->fd = -1;
-    if (!f->unnamed) {
+    if (f->plain) {
+        unlinkat(f->dirfd, f->final_name, 0);
+    } else if (!f->unnamed) {
         unlinkat(f->dirfd, f->temp_name, 0);
         announce_temp(s, false);
     }
@@ -809,6 +848,8 @@ static trowel_status file_finish(trowel_sink *s, trowel_status st)
     }
     if (f->fd < 0) /* making the output failed (the write said so) */
         return st != TROWEL_OK ? st : TROWEL_ERR_IO;
+    if (f->plain)
+        return commit_plain(s, st);
     return f->unnamed ? commit_unnamed(s, st) : commit_named(s, st);
 }
 

@@ -19,6 +19,7 @@ struct trowel_sink_file {
     int dirfd;          /* the folder holding target and temporary */
     bool owns_dirfd;    /* close dirfd when done */
     bool unnamed;       /* fd is an O_TMPFILE file, linked into place at the end */
+    bool plain;         /* fd is final_name itself, in a private folder */
     char *final_name;   /* the target's name inside dirfd */
     char temp_name[40]; /* the named temporary inside dirfd, or "" */
     unsigned flags;     /* TROWEL_SINK_OVERWRITE and the folder facts */

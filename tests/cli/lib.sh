@@ -126,6 +126,42 @@ skip_all() {
     exit
 }
 
+# build_openat_shim NAME C-STATEMENTS: builds $T_ROOT/lib/NAME.so which,
+# preloaded (LD_PRELOAD), runs C-STATEMENTS (dirfd, path, flags and mode in
+# scope; <errno.h>, <fcntl.h> and <unistd.h> included) before each openat
+# goes on to the real one. Returns 1 without a C compiler or when it fails.
+build_openat_shim() {
+    local cc
+    cc=$(command -v cc || command -v gcc) || return 1
+    cat >"$T_ROOT/lib/$1.c" <<CEOF
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <unistd.h>
+typedef int (*openat_fn)(int, const char *, int, ...);
+static int shimmed(const char *real_name, int dirfd, const char *path, int flags, int mode)
+{
+    $2
+    openat_fn real = (openat_fn)dlsym(RTLD_NEXT, real_name);
+    return real(dirfd, path, flags, mode);
+}
+#define SHIM(NAME) \
+    int NAME(int dirfd, const char *path, int flags, ...) \
+    { \
+        va_list ap; \
+        va_start(ap, flags); \
+        int mode = va_arg(ap, int); \
+        va_end(ap); \
+        return shimmed(#NAME, dirfd, path, flags, mode); \
+    }
+SHIM(openat)
+SHIM(openat64)
+CEOF
+    "$cc" -shared -fPIC -o "$T_ROOT/lib/$1.so" "$T_ROOT/lib/$1.c" -ldl 2>/dev/null
+}
+
 # have_cmd NAME: true when the command is on PATH (then run the checks that
 # need it; else `skip` them, saying which tool is missing).
 have_cmd() {

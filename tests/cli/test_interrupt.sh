@@ -61,42 +61,8 @@ fi
 # a preloaded openat refuses O_TMPFILE as such file systems do), the output
 # has a short hidden name while it is written, and SIGINT/SIGTERM/SIGHUP
 # remove it before trowel dies.
-CC_BIN=$(command -v cc || command -v gcc || true)
-if [ -n "$CC_BIN" ] && [ -d /proc/self/fd ]; then
-    cat >"$T_ROOT/lib/no_tmpfile.c" <<'CEOF'
-#define _GNU_SOURCE
-#include <dlfcn.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-typedef int (*openat_fn)(int, const char *, int, ...);
-static int refuse_tmpfile(const char *real_name, int dirfd, const char *path, int flags, int mode)
-{
-    if ((flags & O_TMPFILE) == O_TMPFILE) {
-        errno = EOPNOTSUPP;
-        return -1;
-    }
-    openat_fn real = (openat_fn)dlsym(RTLD_NEXT, real_name);
-    return real(dirfd, path, flags, mode);
-}
-int openat(int dirfd, const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    int mode = va_arg(ap, int);
-    va_end(ap);
-    return refuse_tmpfile("openat", dirfd, path, flags, mode);
-}
-int openat64(int dirfd, const char *path, int flags, ...)
-{
-    va_list ap;
-    va_start(ap, flags);
-    int mode = va_arg(ap, int);
-    va_end(ap);
-    return refuse_tmpfile("openat64", dirfd, path, flags, mode);
-}
-CEOF
-    if "$CC_BIN" -shared -fPIC -o "$T_ROOT/lib/no_tmpfile.so" "$T_ROOT/lib/no_tmpfile.c" -ldl 2>/dev/null; then
+if [ -d /proc/self/fd ] && { command -v cc || command -v gcc; } >/dev/null 2>&1; then
+    if build_openat_shim no_tmpfile 'if ((flags & O_TMPFILE) == O_TMPFILE) { errno = EOPNOTSUPP; return -1; }'; then
         named_interrupt_with() { # SIGNAL EXPECTED-STATUS
             rm -rf out && mkdir out
             # (An ASan build checks that its runtime is loaded first: not here.)

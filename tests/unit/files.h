@@ -8,10 +8,12 @@
 
 #include "test.h"
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 typedef struct bytes {
@@ -77,7 +79,7 @@ static inline char *make_temp_dir(void)
 /* How many names a folder holds (dot files included), or -1. */
 static inline int count_dir_entries(const char *dir)
 {
-    char cmd[512];
+    char cmd[1024];
     snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
     FILE *p = popen(cmd, "r");
     int n = -1;
@@ -87,6 +89,36 @@ static inline int count_dir_entries(const char *dir)
         pclose(p);
     }
     return n;
+}
+
+/* A child process that runs work(dir, name) and, when that succeeds,
+ * tells the parent and waits to be killed (what kill -9 leaves is then
+ * the test's to look at): its pid once it is ready, or -1. */
+static inline pid_t start_waiting_child(bool (*work)(const char *dir, const char *name),
+                                        const char *dir, const char *name)
+{
+    int ready[2];
+    if (pipe(ready) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ready[0]);
+        if (!work(dir, name))
+            _exit(1);
+        (void)!write(ready[1], "k", 1);
+        for (;;)
+            pause();
+    }
+    close(ready[1]);
+    char c;
+    bool ok = pid > 0 && read(ready[0], &c, 1) == 1;
+    close(ready[0]);
+    if (!ok && pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return pid;
 }
 
 static inline void remove_tree(const char *dir)

@@ -17,38 +17,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* A child that opens a named-temporary sink in dir, writes to it, tells
- * the parent through the pipe, then waits to be killed. */
-static pid_t start_writer(const char *dir)
+/* In a child: opens a named-temporary sink dir/name and writes to it. */
+static bool write_partial(const char *dir, const char *name)
 {
-    int ready[2];
-    if (pipe(ready) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(ready[0]);
-        trowel_ctx *ctx = trowel_ctx_new();
-        ctx->named_temps_only = true;
-        char path[512];
-        snprintf(path, sizeof path, "%s/out.bin", dir);
-        trowel_sink *s;
-        if (!ctx || trowel_sink_open_file(ctx, path, 0, &s) != TROWEL_OK ||
-            trowel_sink_write(s, "partial", 7) != TROWEL_OK || trowel_sink_flush(s) != TROWEL_OK)
-            _exit(1);
-        (void)!write(ready[1], "k", 1);
-        for (;;)
-            pause();
-    }
-    close(ready[1]);
-    char c;
-    bool ok = pid > 0 && read(ready[0], &c, 1) == 1;
-    close(ready[0]);
-    if (!ok && pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-        return -1;
-    }
-    return pid;
+    trowel_ctx *ctx = trowel_ctx_new();
+    if (!ctx)
+        return false;
+    ctx->named_temps_only = true;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    trowel_sink *s;
+    return trowel_sink_open_file(ctx, path, 0, &s) == TROWEL_OK &&
+           trowel_sink_write(s, "partial", 7) == TROWEL_OK && trowel_sink_flush(s) == TROWEL_OK;
 }
 
 static bool exists_in(const char *dir, const char *name)
@@ -63,7 +43,8 @@ static void test_kill_9_leftovers_are_swept_live_ones_kept(void)
 {
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
-    pid_t killed = start_writer(dir), alive = start_writer(dir);
+    pid_t killed = start_waiting_child(write_partial, dir, "out.bin"),
+          alive = start_waiting_child(write_partial, dir, "out.bin");
     REQUIRE(killed > 0 && alive > 0);
     kill(killed, SIGKILL);
     waitpid(killed, NULL, 0);

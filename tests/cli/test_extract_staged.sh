@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Extracting many entries into a folder that does not exist yet stages it:
+# the files are made plainly in a private ".trowel-PID-stageN" folder beside
+# it, which is renamed into place whole at the end. The result is the same
+# bytes as an extraction into an existing folder; while it runs the final
+# folder does not exist; SIGINT/SIGTERM remove the private folder; one that
+# kill -9 leaves is removed by the next run that writes beside it; and an
+# archive of few entries is written in place.
+. "${BASH_SOURCE%/*}/lib.sh"
+
+# 200 small files in three folders, packed as a packfile.
+mkdir -p src/a/deep src/b
+for i in $(seq 1 200); do
+    case $((i % 3)) in
+    0) d=src ;;
+    1) d=src/a/deep ;;
+    *) d=src/b ;;
+    esac
+    printf 'file %d\n%0*d\n' "$i" "$i" 0 >"$d/f$i.txt"
+done
+run "$TROWEL" create -t vpp -C src -o many.vpp_pc .
+assert_rc "create the packfile" 0
+
+# ---- the same bytes as into an existing folder, nothing else beside it
+mkdir -p there out
+run "$TROWEL" extract -q -C there many.vpp_pc
+assert_rc "into an existing folder" 0
+run "$TROWEL" extract -q -C out/new/fresh many.vpp_pc
+assert_rc "into a fresh folder (parents made too)" 0
+if diff -r there out/new/fresh >/dev/null; then pass "fresh: the same files and bytes"; else fail "fresh: files differ"; fi
+assert_eq "fresh: nothing beside it" "fresh" "$(ls -A out/new)"
+assert_eq "fresh: the folder's mode is mkdir's" "$(stat -c %a there)" "$(stat -c %a out/new/fresh)"
+
+# ---- every entry failing: no folder at all, as before
+run "$TROWEL" extract -q -C out/none many.vpp_pc 'no-such-*'
+assert_ne "a PATTERN matching nothing fails" 0 "$RC"
+assert_no_file "nothing matched: no folder" out/none
+assert_eq "nothing matched: nothing beside it" "new" "$(ls -A out)"
+
+# ---- signals and kill -9, with every file's creation slowed by a shim
+[ -d /proc/self/fd ] && { command -v cc || command -v gcc; } >/dev/null 2>&1 ||
+    { skip "no C compiler or no /proc: signals"; finish; exit; }
+build_openat_shim slow_create 'if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) usleep(20000);' ||
+    { fail "the slowing shim did not build"; finish; exit; }
+set -m # background jobs get default signal dispositions, as from a terminal
+
+# start_slow FOLDER: extracts into FOLDER slowly in the background; PID is
+# its pid once its private folder holds a file (returns 1 if it never does).
+start_slow() {
+    ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+        LD_PRELOAD="$T_ROOT/lib/slow_create.so" "$TROWEL" extract -q -C "$1" many.vpp_pc &
+    PID=$!
+    local tries=0
+    while [ $tries -lt 2000 ] && kill -0 "$PID" 2>/dev/null; do
+        [ -n "$(find "${1%/*}" -mindepth 2 -path "*/.trowel-$PID-stage0/*" -type f 2>/dev/null | head -1)" ] && return 0
+        sleep 0.01
+        tries=$((tries + 1))
+    done
+    return 1
+}
+
+for sig in INT TERM; do
+    rm -rf sig && mkdir sig
+    if start_slow sig/out; then
+        assert_no_file "$sig mid-way: the final folder is not there yet" sig/out
+        kill -s "$sig" "$PID"
+        wait "$PID"
+        RC=$?
+        ERR=""
+        assert_rc "$sig: died of the signal" $((128 + $(kill -l "$sig")))
+        assert_dir_empty "$sig: nothing left behind, the private folder neither" sig
+    else
+        wait "$PID"
+        fail "$sig: the private folder never held a file" "status $?"
+    fi
+done
+
+rm -rf k && mkdir k
+if start_slow k/out; then
+    kill -s KILL "$PID"
+    wait "$PID"
+    killed=$PID
+    assert_eq "kill -9 leaves the private folder" ".trowel-$killed-stage0" "$(ls -A k)"
+    run "$TROWEL" extract -q -C k/next many.vpp_pc
+    assert_rc "the next run beside it" 0
+    assert_eq "the next run removed it" "next" "$(ls -A k)"
+    if diff -r there k/next >/dev/null; then pass "the next run's files"; else fail "the next run's files differ"; fi
+else
+    wait "$PID"
+    fail "kill -9: the private folder never held a file"
+fi
+
+# ---- few entries: written in place, the same as ever
+rm -rf few_src && mkdir few_src && printf 'one\n' >few_src/one.txt && printf 'two\n' >few_src/two.txt
+run "$TROWEL" create -t vpp -C few_src -o few.vpp_pc .
+run "$TROWEL" extract -q -C f/out few.vpp_pc
+assert_rc "few entries: extracted" 0
+assert_eq "few entries: nothing but the folder" "out" "$(ls -A f)"
+assert_eq "few entries: both files" "one.txt two.txt" "$(ls f/out | tr '\n' ' ' | sed 's/ $//')"
+
+finish

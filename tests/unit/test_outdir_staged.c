@@ -1,0 +1,250 @@
+/*
+ * Staged output folders (TROWEL_OUTDIR_STAGED): a folder that does not
+ * exist is written under a private name beside where it belongs and
+ * appears whole at trowel_outdir_finish; one that exists is written in
+ * place. Nothing is left behind when the folder is given up, when nothing
+ * was written, or when its name is taken meanwhile; the temp handler hears
+ * of the private folder; kill -9 leaves it, and the next staged folder
+ * opened beside it removes it (a live writer's is kept); and
+ * trowel_remove_temp removes a tree without following its links.
+ */
+#include "core/core.h"
+#include "files.h"
+#include "test.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static bool exists(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static trowel_status put(trowel_outdir *d, const char *name, const char *text)
+{
+    trowel_sink *s;
+    trowel_status st = trowel_outdir_create(d, name, &s);
+    if (st != TROWEL_OK)
+        return st;
+    st = trowel_sink_write(s, text, strlen(text));
+    return st == TROWEL_OK ? trowel_sink_finish(s) : (trowel_sink_discard(s), st);
+}
+
+static bool holds(const char *path, const char *text)
+{
+    bytes b = read_file(path);
+    bool same = b.data && b.size == strlen(text) && memcmp(b.data, text, b.size) == 0;
+    free(b.data);
+    return same;
+}
+
+/* What the temp handler heard: the last name, and how many are live. */
+typedef struct heard {
+    char name[64];
+    int live;
+} heard;
+
+static void hear(void *user, int dirfd, const char *name, bool live)
+{
+    (void)dirfd;
+    heard *h = user;
+    snprintf(h->name, sizeof h->name, "%s", name);
+    h->live += live ? 1 : -1;
+}
+
+static void test_a_fresh_folder_appears_whole(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    heard h = {{0}, 0};
+    trowel_ctx_set_temp_handler(ctx, hear, &h);
+    char path[640], parent[512], stage[64], file[700];
+    snprintf(parent, sizeof parent, "%s/made/too", dir);
+    snprintf(path, sizeof path, "%s/out/", parent); /* a trailing slash */
+    snprintf(stage, sizeof stage, ".trowel-%ld-stage0", (long)getpid());
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(h.live == 1 && strcmp(h.name, stage) == 0);
+    CHECK(put(d, "one.txt", "one") == TROWEL_OK);
+    CHECK(put(d, "sub/deeper/two.txt", "two") == TROWEL_OK);
+    CHECK(put(d, "sub/deeper/two.txt", "again") == TROWEL_ERR_CORRUPT); /* a duplicate */
+    CHECK(!exists(parent, "out"));
+    CHECK(exists(parent, stage));
+    CHECK(trowel_outdir_finish(d) == TROWEL_OK);
+    CHECK(put(d, "late.txt", "late") == TROWEL_ERR_USAGE);
+    CHECK(h.live == 0);
+    CHECK(count_dir_entries(parent) == 1 && exists(parent, "out"));
+    snprintf(file, sizeof file, "%s/out/one.txt", parent);
+    CHECK(holds(file, "one"));
+    snprintf(file, sizeof file, "%s/out/sub/deeper/two.txt", parent);
+    CHECK(holds(file, "two"));
+    trowel_outdir_close(d);
+    CHECK(exists(parent, "out"));
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_an_existing_folder_is_written_in_place(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, dir, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(put(d, "at-once.txt", "now") == TROWEL_OK);
+    char file[600];
+    snprintf(file, sizeof file, "%s/at-once.txt", dir);
+    CHECK(holds(file, "now")); /* before the finish */
+    CHECK(count_dir_entries(dir) == 1);
+    CHECK(trowel_outdir_finish(d) == TROWEL_OK);
+    trowel_outdir_close(d);
+    CHECK(holds(file, "now"));
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+/* Given up (closed unfinished), or finished with every output discarded:
+ * no folder, no private one, no parent made for it. */
+static void test_nothing_is_left_when_nothing_is_published(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    char path[512];
+    snprintf(path, sizeof path, "%s/p/out", dir);
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(put(d, "a/b/written.txt", "x") == TROWEL_OK);
+    trowel_outdir_close(d); /* never finished */
+    CHECK(count_dir_entries(dir) == 0);
+
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    trowel_sink *s;
+    REQUIRE(trowel_outdir_create(d, "a/partial.bin", &s) == TROWEL_OK);
+    CHECK(trowel_sink_write(s, "part", 4) == TROWEL_OK);
+    trowel_sink_discard(s);
+    CHECK(trowel_outdir_finish(d) == TROWEL_OK);
+    trowel_outdir_close(d);
+    CHECK(count_dir_entries(dir) == 0);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+static void test_a_name_taken_meanwhile_is_not_replaced(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    char path[512];
+    snprintf(path, sizeof path, "%s/out", dir);
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(put(d, "mine.txt", "mine") == TROWEL_OK);
+    REQUIRE(mkdir(path, 0777) == 0); /* somebody else's, empty */
+    CHECK(trowel_outdir_finish(d) == TROWEL_ERR_EXISTS);
+    CHECK(strstr(trowel_ctx_last_error(ctx)->message, "appeared") != NULL);
+    trowel_outdir_close(d);
+    CHECK(count_dir_entries(dir) == 1 && count_dir_entries(path) == 0); /* theirs, untouched */
+    CHECK(!exists(path, "mine.txt"));
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+/* In a child: stages dir/name and writes a file into it. */
+static bool stage_a_file(const char *dir, const char *name)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    trowel_outdir *d;
+    return ctx && trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK &&
+           put(d, "in/side.txt", "inside") == TROWEL_OK;
+}
+
+static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    pid_t killed = start_waiting_child(stage_a_file, dir, "a"),
+          alive = start_waiting_child(stage_a_file, dir, "b");
+    REQUIRE(killed > 0 && alive > 0);
+    kill(killed, SIGKILL);
+    waitpid(killed, NULL, 0);
+    char left[64], live[64];
+    snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
+    snprintf(live, sizeof live, ".trowel-%ld-stage0", (long)alive);
+    CHECK(exists(dir, left) && exists(dir, live));
+    CHECK(!exists(dir, "a") && !exists(dir, "b"));
+
+    trowel_ctx *ctx = trowel_ctx_new();
+    char path[512];
+    snprintf(path, sizeof path, "%s/c", dir);
+    trowel_outdir *d;
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(!exists(dir, left)); /* its writer is gone: removed, with what it held */
+    CHECK(exists(dir, live));  /* its writer lives */
+    CHECK(put(d, "c.txt", "c") == TROWEL_OK);
+    CHECK(trowel_outdir_finish(d) == TROWEL_OK);
+    trowel_outdir_close(d);
+    CHECK(exists(dir, "c"));
+
+    kill(alive, SIGKILL);
+    waitpid(alive, NULL, 0);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
+/* trowel_remove_temp takes a file, or a folder with all it holds, and
+ * removes a link inside without following it. */
+static void test_remove_temp_takes_a_tree_not_what_links_lead_to(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    char path[600], keep[600];
+    snprintf(keep, sizeof keep, "%s/keep", dir);
+    REQUIRE(mkdir(keep, 0777) == 0);
+    snprintf(path, sizeof path, "%s/keep/precious.txt", dir);
+    write_file(path, "precious", 8);
+    snprintf(path, sizeof path, "%s/.t", dir);
+    REQUIRE(mkdir(path, 0777) == 0);
+    char deep[600] = "";
+    size_t n = (size_t)snprintf(deep, sizeof deep, "%s/.t", dir);
+    for (int i = 0; i < 20 && n + 3 < sizeof deep; i++) { /* twenty levels, a file in each */
+        n += (size_t)snprintf(deep + n, sizeof deep - n, "/d");
+        REQUIRE(mkdir(deep, 0777) == 0);
+        char f[640];
+        snprintf(f, sizeof f, "%s/f", deep);
+        write_file(f, "f", 1);
+    }
+    snprintf(path, sizeof path, "%s/.t/d/to-keep", dir);
+    REQUIRE(symlink(keep, path) == 0);
+    snprintf(path, sizeof path, "%s/.t/d/d/dangling", dir);
+    REQUIRE(symlink("/nonexistent/x", path) == 0);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    REQUIRE(fd >= 0);
+    CHECK(trowel_remove_temp(fd, ".t") == 0);
+    CHECK(!exists(dir, ".t"));
+    snprintf(path, sizeof path, "%s/keep/precious.txt", dir);
+    CHECK(holds(path, "precious"));
+    snprintf(path, sizeof path, "%s/file", dir);
+    write_file(path, "x", 1);
+    CHECK(trowel_remove_temp(fd, "file") == 0 && !exists(dir, "file"));
+    CHECK(trowel_remove_temp(fd, "file") == -1 && errno == ENOENT);
+    close(fd);
+    remove_tree(dir);
+}
+
+TEST_MAIN(TEST(test_a_fresh_folder_appears_whole), TEST(test_an_existing_folder_is_written_in_place),
+          TEST(test_nothing_is_left_when_nothing_is_published),
+          TEST(test_a_name_taken_meanwhile_is_not_replaced),
+          TEST(test_kill_9_leaves_a_stage_the_next_run_removes),
+          TEST(test_remove_temp_takes_a_tree_not_what_links_lead_to))
