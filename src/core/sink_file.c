@@ -138,15 +138,29 @@ static bool pid_is_gone(long pid)
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Removes name from dirfd if it is a regular file, or a folder being
- * staged (trowel_outdir's, with all it holds), that nobody holds locked. */
+/* Whether name is a staged folder's (".trowel-PID-stageN"): only a
+ * folder of exactly that form is ever removed whole. */
+static bool is_stage_name(const char *name)
+{
+    const char *p = strchr(name + 1, '-');
+    p = p ? strchr(p + 1, '-') : NULL;
+    if (!p || strncmp(p + 1, "stage", 5) != 0 || !p[6])
+        return false;
+    for (p += 6; *p >= '0' && *p <= '9'; p++)
+        ;
+    return *p == '\0';
+}
+
+/* Removes name from dirfd if it is a regular file, or a staged folder
+ * (trowel_outdir's, with all it holds), that nobody holds locked. */
 static void remove_if_unlocked(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return;
     struct stat st;
-    if (fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) &&
+    if (fstat(fd, &st) == 0 &&
+        (S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && is_stage_name(name))) &&
         flock(fd, LOCK_EX | LOCK_NB) == 0)
         trowel_remove_temp(dirfd, name);
     close(fd);

@@ -184,6 +184,11 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     snprintf(live, sizeof live, ".trowel-%ld-stage0", (long)alive);
     CHECK(exists(dir, left) && exists(dir, live));
     CHECK(!exists(dir, "a") && !exists(dir, "b"));
+    /* A folder of the dead pid not named as a stage is somebody else's. */
+    char other[64], other_path[600];
+    snprintf(other, sizeof other, ".trowel-%ld-mine", (long)killed);
+    snprintf(other_path, sizeof other_path, "%s/%s", dir, other);
+    REQUIRE(mkdir(other_path, 0777) == 0);
 
     trowel_ctx *ctx = trowel_ctx_new();
     char path[512];
@@ -192,6 +197,7 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
     CHECK(!exists(dir, left)); /* its writer is gone: removed, with what it held */
     CHECK(exists(dir, live));  /* its writer lives */
+    CHECK(exists(dir, other));
     CHECK(put(d, "c.txt", "c") == TROWEL_OK);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
