@@ -29,7 +29,11 @@ typedef struct temp_slot {
 static temp_slot temp_slots[TEMP_SLOTS];
 static bool stderr_is_terminal;
 
-static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* Every signal whose default ends the run (a closed pipe, an alarm, a
+ * file over the size limit too), so that none leaves a temporary or a
+ * folder being staged behind. */
+static const int fatal_signals[] = {SIGINT,  SIGTERM, SIGHUP,  SIGPIPE, SIGQUIT,
+                                    SIGXFSZ, SIGALRM, SIGUSR1, SIGUSR2};
 
 void cli_signals_temp_handler(void *user, int dirfd, const char *name, bool live)
 {

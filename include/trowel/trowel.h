@@ -159,10 +159,11 @@ void trowel_ctx_set_progress_handler(trowel_ctx *ctx, trowel_progress_fn fn, voi
 typedef void (*trowel_temp_fn)(void *user, int dirfd, const char *name, bool live);
 void trowel_ctx_set_temp_handler(trowel_ctx *ctx, trowel_temp_fn fn, void *user);
 /* Removes the temporary name inside dirfd that a trowel_temp_fn was told
- * of: a file, or a folder being staged (TROWEL_OUTDIR_STAGED) with all it
- * holds; links inside are removed, never followed. Async-signal-safe (it
+ * of: a file; a folder being staged (TROWEL_OUTDIR_STAGED,
+ * ".trowel-PID-stageN") with all it holds, links inside removed, never
+ * followed; any other folder only when it is empty. Async-signal-safe (it
  * makes system calls only), for a signal handler. 0, or -1 with errno set
- * when name is still there. */
+ * (ENOENT: nothing had the name). */
 int trowel_remove_temp(int dirfd, const char *name);
 
 typedef struct trowel_input trowel_input;
@@ -380,14 +381,16 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t count);
 typedef struct trowel_outdir trowel_outdir;
 
 enum {
-    /* Staging: a folder that does not exist yet is made under a private
-     * name beside where it belongs and appears under its own, whole, at
-     * trowel_outdir_finish. Its files are then made under their final
-     * names at once, which costs fewer system calls each than unnamed
-     * files: for a run making many small files. kill -9 leaves the private
-     * folder (".trowel-PID-stageN"), which the next run writing beside it
-     * removes; a signal handler removes it with trowel_remove_temp, as the
-     * temp handler is told of it. An existing folder is written in place. */
+    /* Staging: for a folder that does not exist yet, the first folder of
+     * its path that is missing is made at once, empty, and the output is
+     * written in a private folder beside it (".trowel-PID-stageN") that
+     * replaces it, whole, at trowel_outdir_finish. Its files are made
+     * under their final names at once, which costs fewer system calls
+     * each than unnamed files: for a run making many small files. Both
+     * names go to the temp handler, so a signal handler removes them with
+     * trowel_remove_temp; kill -9 leaves them, and the next run staging
+     * beside them removes the private one. An existing folder is written
+     * in place. */
     TROWEL_OUTDIR_STAGED = 1u << 1
 };
 

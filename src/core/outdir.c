@@ -17,25 +17,19 @@
  * one entry's walk and its write: the walk's guarantee is that no link
  * inside the output redirects a write, and that still holds.)
  *
- * A fresh folder, staged (TROWEL_OUTDIR_STAGED): when the folder does not
- * exist yet, it is made under a private name beside where it belongs
- * (".trowel-PID-stageN", locked while in use) and renamed into place whole
- * by trowel_outdir_finish. Nobody sees its files before then, so each is
- * made under its final name at once (TROWEL_SINK_PRIVATE_FOLDER): one
- * system call where an unnamed file costs two, for a run making thousands
- * of small files. The folder is announced to the temp handler, so a signal
- * removes it; one that kill -9 leaves is found stale and removed by the
- * next run writing beside it, as a file sink's named temporaries are.
+ * A fresh folder, staged (TROWEL_OUTDIR_STAGED, stage.c): when the folder
+ * does not exist yet, it is written under a private name and put in place
+ * whole by trowel_outdir_finish; nobody sees its files before then, so
+ * each is made under its final name at once (TROWEL_SINK_PRIVATE_FOLDER).
  */
-#define _GNU_SOURCE /* renameat2 */
 #include "sink.h"
 #include "bytes.h"
+#include "stage.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,12 +51,8 @@ struct trowel_outdir {
     int sub_fd;       /* the last sub-folder walked to, or -1 */
     char *sub_rel;    /* its path relative to fd */
     unsigned sub_facts;
-    /* Staged: the folder fd is the private one named stage_name inside
-     * stage_parent (else -1), to be renamed final_name when whole. */
-    int stage_parent;
-    char stage_name[40];
-    char *final_name;
-    bool finished; /* trowel_outdir_finish ran */
+    trowel_stage *stage; /* TROWEL_OUTDIR_STAGED, the folder being staged */
+    bool finished;       /* trowel_outdir_finish ran */
 };
 
 static bool is_drive_prefix(const char *s)
@@ -144,6 +134,8 @@ static int make_folders(const char *path, size_t *made_from)
 static void remove_made_parents(const char *path, size_t n, size_t made_from)
 {
     char buf[4096];
+    while (n > made_from && path[n - 1] == '/') /* "out/": the folder is "out" */
+        n--;
     if (made_from >= n || n >= sizeof buf)
         return;
     memcpy(buf, path, n);
@@ -177,108 +169,6 @@ static trowel_status open_in_place(trowel_outdir *d)
     return TROWEL_OK;
 }
 
-/* Splits path (trailing slashes dropped) into the folder that holds its
- * last component, into parent, and that component, whose offset in path
- * goes to *last_at: false when the last component is not a name of its
- * own ("." or ".."), or does not fit. */
-static bool split_last(const char *path, char *parent, size_t cap, size_t *last_at,
-                       size_t *last_len)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    size_t at = n;
-    while (at > 0 && path[at - 1] != '/')
-        at--;
-    size_t len = n - at;
-    if (len == 0 || (len == 1 && path[at] == '.') ||
-        (len == 2 && path[at] == '.' && path[at + 1] == '.') || at + 2 > cap)
-        return false;
-    if (at == 0) {
-        memcpy(parent, ".", 2);
-    } else {
-        size_t p = at;
-        while (p > 1 && path[p - 1] == '/') /* "a//b": the folder is "a" */
-            p--;
-        memcpy(parent, path, p);
-        parent[p] = '\0';
-    }
-    *last_at = at;
-    *last_len = len;
-    return true;
-}
-
-/* Makes the private folder inside d->stage_parent, announced to the temp
- * handler before it exists, and opens and locks it: false when it cannot
- * be (the caller then makes the folder in place, which says why if that
- * fails too). */
-static bool make_stage(trowel_outdir *d)
-{
-    trowel_ctx *ctx = d->ctx;
-    for (unsigned serial = 0; serial < 100; serial++) {
-        snprintf(d->stage_name, sizeof d->stage_name, ".trowel-%ld-stage%u", (long)getpid(),
-                 serial);
-        if (ctx->temp_fn)
-            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, true);
-        if (mkdirat(d->stage_parent, d->stage_name, 0777) == 0) {
-            d->fd = openat(d->stage_parent, d->stage_name,
-                           O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (d->fd >= 0) {
-                (void)flock(d->fd, LOCK_EX | LOCK_NB); /* a sweep leaves it be */
-                return true;
-            }
-            unlinkat(d->stage_parent, d->stage_name, AT_REMOVEDIR);
-        }
-        int err = errno;
-        if (ctx->temp_fn)
-            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
-        if (err != EEXIST)
-            break;
-    }
-    d->stage_name[0] = '\0';
-    return false;
-}
-
-/* Stages d->path when it does not exist: false (nothing made) when it
- * exists, or when staging it cannot be done here. */
-static bool open_staged(trowel_outdir *d)
-{
-#if defined(__linux__)
-    trowel_ctx *ctx = d->ctx;
-    char parent[4096];
-    size_t last_at, last_len, made_from;
-    struct stat st;
-    if (!split_last(d->path, parent, sizeof parent, &last_at, &last_len) ||
-        fstatat(AT_FDCWD, d->path, &st, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT ||
-        make_folders(parent, &made_from) != 0)
-        return false;
-    d->final_name = trowel_mem_calloc(ctx, 1, last_len + 1);
-    d->stage_parent = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (d->final_name && d->stage_parent >= 0) {
-        memcpy(d->final_name, d->path + last_at, last_len);
-        (void)trowel_sink_folder_facts(ctx, d->stage_parent); /* stale stages go */
-        if (make_stage(d)) {
-            /* made_from: where the folders that will be made begin in path. */
-            d->made_from = made_from < strlen(parent) ? made_from : last_at;
-            d->facts = trowel_sink_folder_facts(ctx, d->fd) | TROWEL_SINK_NEW_FOLDER |
-                       TROWEL_SINK_PRIVATE_FOLDER;
-            return true;
-        }
-    }
-    if (d->stage_parent >= 0)
-        close(d->stage_parent);
-    d->stage_parent = -1;
-    trowel_mem_free(ctx, d->final_name);
-    d->final_name = NULL;
-    /* Parents made for nothing go again; the folder's own make says why. */
-    remove_made_parents(parent, strlen(parent), made_from);
-    return false;
-#else
-    (void)d;
-    return false;
-#endif
-}
-
 trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned flags,
                                  trowel_outdir **out)
 {
@@ -291,11 +181,14 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned fla
     }
     d->ctx = ctx;
     d->fd = -1;
-    d->flags = flags & ~(unsigned)TROWEL_OUTDIR_STAGED;
+    d->flags = flags & TROWEL_SINK_OVERWRITE; /* the folder's facts are its own to add */
     d->path = p;
     d->sub_fd = -1;
-    d->stage_parent = -1;
-    if (!((flags & TROWEL_OUTDIR_STAGED) && open_staged(d))) {
+    if ((flags & TROWEL_OUTDIR_STAGED) && trowel_stage_open(ctx, path, &d->stage, &d->fd)) {
+        d->made_from = strlen(path); /* what the stage made is the stage's */
+        d->facts = TROWEL_SINK_SWEPT | TROWEL_SINK_NEW_FOLDER | TROWEL_SINK_PRIVATE_FOLDER |
+                   (trowel_sink_folder_facts(ctx, d->fd) & TROWEL_SINK_EAGER_ERRORS);
+    } else {
         trowel_status st = open_in_place(d);
         if (st != TROWEL_OK) {
             if (d->fd >= 0)
@@ -320,89 +213,23 @@ static void remove_empty_made_subfolders(trowel_outdir *d)
         unlinkat(d->fd, d->made[i], AT_REMOVEDIR);
 }
 
-/* The staged folder's parents that this run made, to remove when empty. */
-static void remove_stage_parents(trowel_outdir *d)
-{
-    size_t n = strlen(d->path);
-    while (n > 1 && d->path[n - 1] == '/')
-        n--;
-    n -= strlen(d->final_name);
-    while (n > 1 && d->path[n - 1] == '/')
-        n--;
-    remove_made_parents(d->path, n, d->made_from);
-}
-
-/* The staged folder goes, with all it holds (nothing of it is published). */
-static void drop_stage(trowel_outdir *d)
-{
-    trowel_ctx *ctx = d->ctx;
-    trowel_remove_temp(d->stage_parent, d->stage_name);
-    if (ctx->temp_fn)
-        ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
-    remove_stage_parents(d);
-}
-
-/* Renames the staged folder to its final name unless that exists (0 or an
- * errno value): a folder made there meanwhile is not replaced. */
-static int publish_stage(trowel_outdir *d)
-{
-#if defined(__linux__) && defined(RENAME_NOREPLACE)
-    if (renameat2(d->stage_parent, d->stage_name, d->stage_parent, d->final_name,
-                  RENAME_NOREPLACE) == 0)
-        return 0;
-    if (errno != EINVAL) /* EINVAL: the file system lacks the flag */
-        return errno;
-#endif
-    struct stat st;
-    if (fstatat(d->stage_parent, d->final_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        return EEXIST;
-    return renameat(d->stage_parent, d->stage_name, d->stage_parent, d->final_name) == 0 ? 0
-                                                                                           : errno;
-}
-
 trowel_status trowel_outdir_finish(trowel_outdir *d)
 {
-    if (!d || d->stage_parent < 0 || d->finished)
+    if (!d || !d->stage || d->finished)
         return TROWEL_OK;
-    trowel_ctx *ctx = d->ctx;
     d->finished = true;
     remove_empty_made_subfolders(d);
-    if (unlinkat(d->stage_parent, d->stage_name, AT_REMOVEDIR) == 0) { /* nothing in it */
-        if (ctx->temp_fn)
-            ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
-        remove_stage_parents(d);
-        return TROWEL_OK;
-    }
-    int err = publish_stage(d);
-    if (err) {
-        drop_stage(d);
-        return trowel_fail(ctx, err == EEXIST || err == ENOTEMPTY ? TROWEL_ERR_EXISTS : TROWEL_ERR_IO,
-                           TROWEL_NO_OFFSET, "cannot put the folder %s in place: %s; nothing "
-                           "was extracted (run again)", d->path,
-                           err == EEXIST || err == ENOTEMPTY ? "it appeared while it was written"
-                                                             : strerror(err));
-    }
-    if (ctx->temp_fn)
-        ctx->temp_fn(ctx->temp_user, d->stage_parent, d->stage_name, false);
-    return TROWEL_OK;
+    return trowel_stage_publish(d->stage, d->path);
 }
 
 void trowel_outdir_close(trowel_outdir *d)
 {
     if (!d)
         return;
-    if (d->stage_parent >= 0) {
-        if (!d->finished) /* given up: nothing of it is published */
-            drop_stage(d);
-        if (d->sub_fd >= 0)
-            close(d->sub_fd);
-        close(d->stage_parent);
-    } else {
-        remove_empty_made_subfolders(d);
-        remove_made_parents(d->path, strlen(d->path), d->made_from);
-    }
+    remove_empty_made_subfolders(d);
+    remove_made_parents(d->path, strlen(d->path), d->made_from);
+    trowel_stage_close(d->stage); /* unpublished: removed whole */
     trowel_mem_free(d->ctx, d->sub_rel);
-    trowel_mem_free(d->ctx, d->final_name);
     close(d->fd);
     for (size_t i = 0; i < d->given_cap; i++)
         trowel_mem_free(d->ctx, d->given[i].name);
@@ -576,6 +403,27 @@ static trowel_status walk_to_folder(trowel_outdir *d, char *rel, char *last_slas
     return TROWEL_OK;
 }
 
+/* Whether a folder of rel (a normalised name) has a staged folder's name
+ * (".trowel-PID-stageN"), which a later run would take for one left by
+ * kill -9 and remove. */
+static bool names_a_stage(const char *rel)
+{
+    for (const char *p = strstr(rel, ".trowel-"); p; p = strstr(p + 1, ".trowel-")) {
+        if (p != rel && p[-1] != '/')
+            continue;
+        const char *end = strchr(p, '/');
+        char part[64];
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (end && len < sizeof part) {
+            memcpy(part, p, len);
+            part[len] = '\0';
+            if (trowel_is_stage_name(part))
+                return true;
+        }
+    }
+    return false;
+}
+
 /* "folder/rel" into out (cap bytes, cut to fit as snprintf would): made for
  * every file written, where snprintf's cost shows. */
 static void join_display(char *out, size_t cap, const char *folder, const char *rel)
@@ -597,6 +445,10 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
         return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
                            "refusing unsafe entry name '%s' (absolute, drive, '..', or control "
                            "characters)", entry_name);
+    if (names_a_stage(rel))
+        return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
+                           "refusing entry name '%s': trowel names its private folders so, and "
+                           "removes them when their run is gone", entry_name);
     char display[4200];
     join_display(display, sizeof display, d->path, rel);
     trowel_status st = check_name(d, rel, display);

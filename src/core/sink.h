@@ -107,6 +107,14 @@ enum {
  * TROWEL_SINK_EAGER_ERRORS). */
 unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd);
 
+/* Staged folders (outdir.c): whether name is one's (".trowel-PID-stageN");
+ * removing one whose run is gone (kill -9) from dirfd, as stale
+ * temporaries are; and emptying the one open as fd, then removing it as
+ * name in dirfd (0, or -1 with errno) (remove_tree.c). */
+bool trowel_is_stage_name(const char *name);
+void trowel_sweep_stale_stages(int dirfd);
+int trowel_remove_stage_at(int dirfd, const char *name, int fd);
+
 /* Positional writes, for a decoder that finishes its output out of order
  * (the Delphine packer's decodes from the end) and hands finished pieces
  * to a writer thread. Only a file sink that has been given nothing yet

@@ -110,7 +110,8 @@ static int create_named_temp(trowel_sink *s, const char *name)
  * A run killed with kill -9 (or a power loss) on a file system without
  * unnamed files leaves its ".trowel-PID-..." temporaries behind, and one
  * killed while it staged a fresh output folder leaves that folder
- * (".trowel-PID-stageN", trowel_outdir): no handler ran to remove them. The next sink opened in that folder removes
+ * (".trowel-PID-stageN", trowel_outdir; swept by the next run staging
+ * beside it, trowel_sweep_stale_stages): no handler ran to remove them. The next sink opened in that folder removes
  * those whose process is gone: no process with that pid exists here (kill
  * with signal 0 says ESRCH), and nobody holds the file's lock (a live
  * writer always does: a pid from another pid namespace sharing the folder
@@ -138,32 +139,48 @@ static bool pid_is_gone(long pid)
     return pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
-/* Whether name is a staged folder's (".trowel-PID-stageN"): only a
- * folder of exactly that form is ever removed whole. */
-static bool is_stage_name(const char *name)
-{
-    const char *p = strchr(name + 1, '-');
-    p = p ? strchr(p + 1, '-') : NULL;
-    if (!p || strncmp(p + 1, "stage", 5) != 0 || !p[6])
-        return false;
-    for (p += 6; *p >= '0' && *p <= '9'; p++)
-        ;
-    return *p == '\0';
-}
-
-/* Removes name from dirfd if it is a regular file, or a staged folder
- * (trowel_outdir's, with all it holds), that nobody holds locked. */
+/* Removes name from dirfd if it is a regular file nobody holds locked. */
 static void remove_if_unlocked(int dirfd, const char *name)
 {
     int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return;
     struct stat st;
-    if (fstat(fd, &st) == 0 &&
-        (S_ISREG(st.st_mode) || (S_ISDIR(st.st_mode) && is_stage_name(name))) &&
-        flock(fd, LOCK_EX | LOCK_NB) == 0)
-        trowel_remove_temp(dirfd, name);
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+        unlinkat(dirfd, name, 0);
     close(fd);
+}
+
+/* Removes the staged folder name from dirfd if nobody holds it locked: it
+ * is emptied through the descriptor locked, so a folder renamed to its
+ * name meanwhile is never emptied, and only an empty one is removed. */
+static void remove_stage_if_unlocked(int dirfd, const char *name)
+{
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        (void)trowel_remove_stage_at(dirfd, name, fd);
+    close(fd);
+}
+
+void trowel_sweep_stale_stages(int dirfd)
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!trowel_is_stage_name(e->d_name))
+            continue;
+        long pid = temp_name_pid(e->d_name);
+        if (pid > 0 && pid_is_gone(pid))
+            remove_stage_if_unlocked(dirfd, e->d_name);
+    }
+    closedir(d);
 }
 
 /* True (and the folder remembered) the first time this context sees it. */
@@ -265,6 +282,8 @@ static bool open_unnamed(trowel_sink *s)
 #endif
 }
 
+static trowel_status open_output(trowel_sink *s);
+
 /* The output under its final name, in a private folder: one system call
  * where an unnamed file costs two and its link the dearest of them. */
 static trowel_status open_plain(trowel_sink *s)
@@ -272,10 +291,17 @@ static trowel_status open_plain(trowel_sink *s)
     struct trowel_sink_file *f = file_of(s);
     f->fd = openat(f->dirfd, f->final_name,
                    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
-    if (f->fd < 0)
-        return trowel_sink_io_fail(s, "create", errno);
-    f->plain = true;
-    return TROWEL_OK;
+    if (f->fd >= 0) {
+        f->plain = true;
+        return TROWEL_OK;
+    }
+    if (errno == EEXIST && (f->flags & TROWEL_SINK_OVERWRITE)) {
+        /* Two names one file on a case-blind file system, and --force:
+         * the later replaces the earlier, as outside a private folder. */
+        f->flags &= ~(unsigned)TROWEL_SINK_PRIVATE_FOLDER;
+        return open_output(s);
+    }
+    return trowel_sink_io_fail(s, "create", errno);
 }
 
 /* The file the output is written to: a plain one in a private folder, an

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Extracting many entries into a folder that does not exist yet stages it:
+# the first folder of the path that is missing is made at once, empty, and
 # the files are made plainly in a private ".trowel-PID-stageN" folder beside
-# it, which is renamed into place whole at the end. The result is the same
-# bytes as an extraction into an existing folder; while it runs the final
-# folder does not exist; SIGINT/SIGTERM remove the private folder; one that
-# kill -9 leaves is removed by the next run that writes beside it; and an
-# archive of few entries is written in place.
+# it, which replaces it whole at the end. The result is the same bytes as
+# an extraction into an existing folder; while it runs the folder is empty;
+# SIGINT/SIGTERM/SIGPIPE remove both (parents made for it included); kill
+# -9 leaves them, and the next run that stages beside them removes the
+# private one; and an archive of few entries is written in place.
 . "${BASH_SOURCE%/*}/lib.sh"
 
 # 200 small files in three folders, packed as a packfile.
@@ -16,7 +17,7 @@ for i in $(seq 1 200); do
     1) d=src/a/deep ;;
     *) d=src/b ;;
     esac
-    printf 'file %d\n%0*d\n' "$i" "$i" 0 >"$d/f$i.txt"
+    printf 'file %d\n%0*d\n' "$i" "$i" 0 >"$d/f$i-a-long-name-so-that-extract-v-fills-its-buffer.txt"
 done
 run "$TROWEL" create -t vpp -C src -o many.vpp_pc .
 assert_rc "create the packfile" 0
@@ -52,7 +53,7 @@ start_slow() {
     PID=$!
     local tries=0
     while [ $tries -lt 2000 ] && kill -0 "$PID" 2>/dev/null; do
-        [ -n "$(find "${1%/*}" -mindepth 2 -path "*/.trowel-$PID-stage0/*" -type f 2>/dev/null | head -1)" ] && return 0
+        [ -n "$(find . -path "*/.trowel-$PID-stage0/*" -type f 2>/dev/null | head -1)" ] && return 0
         sleep 0.01
         tries=$((tries + 1))
     done
@@ -61,8 +62,8 @@ start_slow() {
 
 for sig in INT TERM; do
     rm -rf sig && mkdir sig
-    if start_slow sig/out; then
-        assert_no_file "$sig mid-way: the final folder is not there yet" sig/out
+    if start_slow sig/a/b/out; then
+        assert_eq "$sig mid-way: the first folder made is held, empty" "" "$(ls -A sig/a)"
         kill -s "$sig" "$PID"
         wait "$PID"
         RC=$?
@@ -75,15 +76,23 @@ for sig in INT TERM; do
     fi
 done
 
+# A reader that stops early: SIGPIPE cleans up as the others do.
+rm -rf pp && mkdir pp
+ASAN_OPTIONS="verify_asan_link_order=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    LD_PRELOAD="$T_ROOT/lib/slow_create.so" "$TROWEL" extract -v -C pp/out many.vpp_pc | head -1 >/dev/null
+assert_eq "a closed pipe: died of SIGPIPE" 141 "${PIPESTATUS[0]}"
+assert_dir_empty "a closed pipe: nothing left behind" pp
+
 rm -rf k && mkdir k
 if start_slow k/out; then
     kill -s KILL "$PID"
     wait "$PID"
     killed=$PID
-    assert_eq "kill -9 leaves the private folder" ".trowel-$killed-stage0" "$(ls -A k)"
+    assert_eq "kill -9 leaves the private folder and the empty one" \
+        ".trowel-$killed-stage0 out" "$(ls -A k | tr '\n' ' ' | sed 's/ $//')"
     run "$TROWEL" extract -q -C k/next many.vpp_pc
     assert_rc "the next run beside it" 0
-    assert_eq "the next run removed it" "next" "$(ls -A k)"
+    assert_eq "the next run removed the private folder" "next out" "$(ls -A k | tr '\n' ' ' | sed 's/ $//')"
     if diff -r there k/next >/dev/null; then pass "the next run's files"; else fail "the next run's files differ"; fi
 else
     wait "$PID"

@@ -1,12 +1,14 @@
 /*
  * Staged output folders (TROWEL_OUTDIR_STAGED): a folder that does not
- * exist is written under a private name beside where it belongs and
+ * exist is written under a private name beside the first folder of its
+ * path that did not exist (made at once, empty, to hold the name) and
  * appears whole at trowel_outdir_finish; one that exists is written in
  * place. Nothing is left behind when the folder is given up, when nothing
- * was written, or when its name is taken meanwhile; the temp handler hears
- * of the private folder; kill -9 leaves it, and the next staged folder
- * opened beside it removes it (a live writer's is kept); and
- * trowel_remove_temp removes a tree without following its links.
+ * was written, or when files appear in the held name meanwhile; the temp
+ * handler hears of both names; kill -9 leaves the private folder, and the
+ * next staged folder opened beside it removes it (a live writer's is
+ * kept); and trowel_remove_temp removes a staged tree of any depth without
+ * following its links, and any other folder only when empty.
  */
 #include "core/core.h"
 #include "files.h"
@@ -68,21 +70,22 @@ static void test_a_fresh_folder_appears_whole(void)
     heard h = {{0}, 0};
     trowel_ctx_set_temp_handler(ctx, hear, &h);
     char path[640], parent[512], stage[64], file[700];
-    snprintf(parent, sizeof parent, "%s/made/too", dir);
+    snprintf(parent, sizeof parent, "%s/made/too", dir); /* neither exists */
     snprintf(path, sizeof path, "%s/out/", parent); /* a trailing slash */
     snprintf(stage, sizeof stage, ".trowel-%ld-stage0", (long)getpid());
     trowel_outdir *d;
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
-    CHECK(h.live == 1 && strcmp(h.name, stage) == 0);
+    CHECK(h.live == 2 && strcmp(h.name, stage) == 0); /* "made", then the stage */
     CHECK(put(d, "one.txt", "one") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "two") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "again") == TROWEL_ERR_CORRUPT); /* a duplicate */
-    CHECK(!exists(parent, "out"));
-    CHECK(exists(parent, stage));
+    CHECK(count_dir_entries(dir) == 2 && exists(dir, stage)); /* and "made", held */
+    snprintf(file, sizeof file, "%s/made", dir);
+    CHECK(count_dir_entries(file) == 0);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     CHECK(put(d, "late.txt", "late") == TROWEL_ERR_USAGE);
     CHECK(h.live == 0);
-    CHECK(count_dir_entries(parent) == 1 && exists(parent, "out"));
+    CHECK(count_dir_entries(dir) == 1 && count_dir_entries(parent) == 1);
     snprintf(file, sizeof file, "%s/out/one.txt", parent);
     CHECK(holds(file, "one"));
     snprintf(file, sizeof file, "%s/out/sub/deeper/two.txt", parent);
@@ -104,7 +107,12 @@ static void test_an_existing_folder_is_written_in_place(void)
     char file[600];
     snprintf(file, sizeof file, "%s/at-once.txt", dir);
     CHECK(holds(file, "now")); /* before the finish */
-    CHECK(count_dir_entries(dir) == 1);
+    /* A folder named as a stage would be taken for a stale one later. */
+    CHECK(put(d, "a/.trowel-5-stage0/x.txt", "x") == TROWEL_ERR_UNSAFE_PATH);
+    CHECK(put(d, ".trowel-5-stage0/x.txt", "x") == TROWEL_ERR_UNSAFE_PATH);
+    CHECK(put(d, "a/.trowel-5-stage0.txt", "kept") == TROWEL_OK); /* a file: no folder */
+    CHECK(put(d, "a/.trowel-5-stagex/y.txt", "kept") == TROWEL_OK);
+    CHECK(count_dir_entries(dir) == 2);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
     CHECK(holds(file, "now"));
@@ -139,7 +147,7 @@ static void test_nothing_is_left_when_nothing_is_published(void)
     remove_tree(dir);
 }
 
-static void test_a_name_taken_meanwhile_is_not_replaced(void)
+static void test_a_folder_others_wrote_into_is_not_replaced(void)
 {
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
@@ -149,12 +157,14 @@ static void test_a_name_taken_meanwhile_is_not_replaced(void)
     trowel_outdir *d;
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
     CHECK(put(d, "mine.txt", "mine") == TROWEL_OK);
-    REQUIRE(mkdir(path, 0777) == 0); /* somebody else's, empty */
+    char theirs[600];
+    snprintf(theirs, sizeof theirs, "%s/theirs.txt", path); /* in the held name */
+    write_file(theirs, "theirs", 6);
     CHECK(trowel_outdir_finish(d) == TROWEL_ERR_EXISTS);
     CHECK(strstr(trowel_ctx_last_error(ctx)->message, "appeared") != NULL);
     trowel_outdir_close(d);
-    CHECK(count_dir_entries(dir) == 1 && count_dir_entries(path) == 0); /* theirs, untouched */
-    CHECK(!exists(path, "mine.txt"));
+    CHECK(count_dir_entries(dir) == 1 && count_dir_entries(path) == 1); /* theirs, untouched */
+    CHECK(holds(theirs, "theirs"));
     trowel_ctx_free(ctx);
     remove_tree(dir);
 }
@@ -183,7 +193,7 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
     snprintf(live, sizeof live, ".trowel-%ld-stage0", (long)alive);
     CHECK(exists(dir, left) && exists(dir, live));
-    CHECK(!exists(dir, "a") && !exists(dir, "b"));
+    CHECK(exists(dir, "a") && exists(dir, "b")); /* the names held, empty */
     /* A folder of the dead pid not named as a stage is somebody else's. */
     char other[64], other_path[600];
     snprintf(other, sizeof other, ".trowel-%ld-mine", (long)killed);
@@ -209,9 +219,10 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     remove_tree(dir);
 }
 
-/* trowel_remove_temp takes a file, or a folder with all it holds, and
- * removes a link inside without following it. */
-static void test_remove_temp_takes_a_tree_not_what_links_lead_to(void)
+/* trowel_remove_temp takes a file, a staged folder with all it holds
+ * (deeper than a recursion would go, a link inside removed, not followed),
+ * and any other folder only when it is empty. */
+static void test_remove_temp_takes_a_stage_not_what_links_lead_to(void)
 {
     char *dir = make_temp_dir();
     REQUIRE(dir != NULL);
@@ -220,27 +231,37 @@ static void test_remove_temp_takes_a_tree_not_what_links_lead_to(void)
     REQUIRE(mkdir(keep, 0777) == 0);
     snprintf(path, sizeof path, "%s/keep/precious.txt", dir);
     write_file(path, "precious", 8);
-    snprintf(path, sizeof path, "%s/.t", dir);
-    REQUIRE(mkdir(path, 0777) == 0);
-    char deep[600] = "";
-    size_t n = (size_t)snprintf(deep, sizeof deep, "%s/.t", dir);
-    for (int i = 0; i < 20 && n + 3 < sizeof deep; i++) { /* twenty levels, a file in each */
+    static const char stage[] = ".trowel-1-stage0";
+    static char deep[4096];
+    size_t n = (size_t)snprintf(deep, sizeof deep, "%s/%s", dir, stage);
+    REQUIRE(mkdir(deep, 0777) == 0);
+    for (int i = 0; i < 400; i++) { /* 400 levels, a file in every tenth */
         n += (size_t)snprintf(deep + n, sizeof deep - n, "/d");
         REQUIRE(mkdir(deep, 0777) == 0);
-        char f[640];
-        snprintf(f, sizeof f, "%s/f", deep);
-        write_file(f, "f", 1);
+        if (i % 10 == 0) {
+            char f[4200];
+            snprintf(f, sizeof f, "%s/f", deep);
+            write_file(f, "f", 1);
+        }
     }
-    snprintf(path, sizeof path, "%s/.t/d/to-keep", dir);
+    snprintf(path, sizeof path, "%s/%s/d/to-keep", dir, stage);
     REQUIRE(symlink(keep, path) == 0);
-    snprintf(path, sizeof path, "%s/.t/d/d/dangling", dir);
+    snprintf(path, sizeof path, "%s/%s/d/d/dangling", dir, stage);
     REQUIRE(symlink("/nonexistent/x", path) == 0);
+    snprintf(path, sizeof path, "%s/%s/d/d/d/sibling", dir, stage);
+    REQUIRE(mkdir(path, 0777) == 0);
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     REQUIRE(fd >= 0);
-    CHECK(trowel_remove_temp(fd, ".t") == 0);
-    CHECK(!exists(dir, ".t"));
+    CHECK(trowel_remove_temp(fd, stage) == 0);
+    CHECK(!exists(dir, stage));
     snprintf(path, sizeof path, "%s/keep/precious.txt", dir);
     CHECK(holds(path, "precious"));
+    /* Not a stage's name: a folder holding something stays. */
+    CHECK(trowel_remove_temp(fd, "keep") == -1);
+    CHECK(holds(path, "precious"));
+    snprintf(path, sizeof path, "%s/empty", dir);
+    REQUIRE(mkdir(path, 0777) == 0);
+    CHECK(trowel_remove_temp(fd, "empty") == 0 && !exists(dir, "empty"));
     snprintf(path, sizeof path, "%s/file", dir);
     write_file(path, "x", 1);
     CHECK(trowel_remove_temp(fd, "file") == 0 && !exists(dir, "file"));
@@ -251,6 +272,6 @@ static void test_remove_temp_takes_a_tree_not_what_links_lead_to(void)
 
 TEST_MAIN(TEST(test_a_fresh_folder_appears_whole), TEST(test_an_existing_folder_is_written_in_place),
           TEST(test_nothing_is_left_when_nothing_is_published),
-          TEST(test_a_name_taken_meanwhile_is_not_replaced),
+          TEST(test_a_folder_others_wrote_into_is_not_replaced),
           TEST(test_kill_9_leaves_a_stage_the_next_run_removes),
-          TEST(test_remove_temp_takes_a_tree_not_what_links_lead_to))
+          TEST(test_remove_temp_takes_a_stage_not_what_links_lead_to))
