@@ -164,7 +164,9 @@ static void remove_stage_if_unlocked(int dirfd, const char *name)
     close(fd);
 }
 
-void trowel_sweep_stale_stages(int dirfd)
+/* Calls remove(dirfd, name) for each name in dirfd of the form
+ * ".trowel-PID-..." whose process is gone, and that stages_only allows. */
+static void remove_stale(int dirfd, bool stages_only, void (*remove)(int, const char *))
 {
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -174,13 +176,16 @@ void trowel_sweep_stale_stages(int dirfd)
         return;
     }
     for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        if (!trowel_is_stage_name(e->d_name))
-            continue;
         long pid = temp_name_pid(e->d_name);
-        if (pid > 0 && pid_is_gone(pid))
-            remove_stage_if_unlocked(dirfd, e->d_name);
+        if (pid > 0 && (!stages_only || trowel_is_stage_name(e->d_name)) && pid_is_gone(pid))
+            remove(dirfd, e->d_name);
     }
     closedir(d);
+}
+
+void trowel_sweep_stale_stages(int dirfd)
+{
+    remove_stale(dirfd, true, remove_stage_if_unlocked);
 }
 
 /* True (and the folder remembered) the first time this context sees it. */
@@ -207,21 +212,8 @@ static bool first_visit(trowel_ctx *ctx, int dirfd)
 
 static void sweep_stale_temps(trowel_ctx *ctx, int dirfd)
 {
-    if (!first_visit(ctx, dirfd))
-        return;
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    for (struct dirent *e; (e = readdir(d)) != NULL;) {
-        long pid = temp_name_pid(e->d_name);
-        if (pid > 0 && pid_is_gone(pid))
-            remove_if_unlocked(dirfd, e->d_name);
-    }
-    closedir(d);
+    if (first_visit(ctx, dirfd))
+        remove_stale(dirfd, false, remove_if_unlocked);
 }
 
 /* File systems known to report a failed write (a full disk) at the write
