@@ -32,6 +32,20 @@ if diff -r there out/new/fresh >/dev/null; then pass "fresh: the same files and 
 assert_eq "fresh: nothing beside it" "fresh" "$(ls -A out/new)"
 assert_eq "fresh: the folder's mode is mkdir's" "$(stat -c %a there)" "$(stat -c %a out/new/fresh)"
 
+# ---- several archives into one fresh folder: staged once, all of them in it
+rm -rf two_src && mkdir two_src && printf 'other\n' >two_src/other.txt
+run "$TROWEL" create -t vpp -C two_src -o two.vpp_pc .
+run "$TROWEL" extract -q -C out/both many.vpp_pc two.vpp_pc
+assert_rc "two archives into a fresh folder" 0
+assert_same_file "the second archive's file is there" two_src/other.txt out/both/other.txt
+assert_eq "and every file of the first" 201 "$(find out/both -type f | wc -l)"
+# --per-archive: a fresh folder for each, under one that exists
+run "$TROWEL" extract -q --per-archive -C out/each many.vpp_pc two.vpp_pc
+assert_rc "--per-archive into fresh folders" 0
+if diff -r there out/each/many >/dev/null; then pass "--per-archive: the staged one's files"; else fail "--per-archive: files differ"; fi
+assert_eq "--per-archive: the two folders, nothing else" "many two" "$(ls -A out/each | tr '\n' ' ' | sed 's/ $//')"
+rm -rf out/both out/each
+
 # ---- every entry failing: no folder at all, as before
 run "$TROWEL" extract -q -C out/none many.vpp_pc 'no-such-*'
 assert_ne "a PATTERN matching nothing fails" 0 "$RC"
