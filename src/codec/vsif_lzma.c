@@ -8,8 +8,9 @@
  *
  * Decoding stops at the declared actual size, as the engine does, so a
  * stream with or without end marker reads the same. The dictionary liblzma
- * sets up is clamped to the actual size: a valid stream cannot reach further
- * back than what it has produced, and a blob that declares a 4 GiB
+ * sets up is clamped to the actual size (up to 1 MiB, rounded up to a power
+ * of two, so a decoder used again can keep it): a valid stream cannot reach
+ * further back than what it has produced, and a blob that declares a 4 GiB
  * dictionary for 200 bytes then costs 4 KiB rather than 4 GiB. liblzma
  * allocates through the context's limit-aware allocator.
  */
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #define DICT_MIN ((uint32_t)4096)
+#define DICT_ROUNDED_MAX ((uint32_t)1 << 20)
 #define ENC_DICT_SMALL ((uint32_t)64 * 1024)
 #define ENC_DICT_MAX ((uint32_t)8 << 20) /* preset 6's dictionary */
 #define STREAM_CHUNK ((size_t)64 * 1024)
@@ -122,7 +124,13 @@ static trowel_status decoder_init(trowel_ctx *ctx, const trowel_vsif_lzma_header
     if (r != LZMA_OK)
         return lz_fail(ctx, r, abs_offset + 12, "reading the LZMA properties");
     lzma_options_lzma *opt = f[0].options;
-    uint32_t want = h->actual_size < DICT_MIN ? DICT_MIN : h->actual_size;
+    /* Up to 1 MiB a power of two: a decoder used again keeps its
+     * dictionary when the next blob asks for the same size, as most of an
+     * image's scenes do. */
+    uint32_t want = h->actual_size;
+    if (want <= DICT_ROUNDED_MAX)
+        for (want = DICT_MIN; want < h->actual_size;)
+            want <<= 1;
     if (opt->dict_size > want)
         opt->dict_size = want;
     trowel_status s = trowel_mem_check(ctx, lzma_raw_decoder_memusage(f), "the LZMA decoder");
@@ -148,8 +156,11 @@ static trowel_status decode_shortfall(trowel_ctx *ctx, lzma_ret r, const trowel_
     return lz_fail(ctx, r, offset, "decoding");
 }
 
-trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size_t blob_size,
-                                      uint64_t abs_offset, uint8_t **out, size_t *out_size)
+/* Decodes a whole blob with strm (set up anew for it, keeping its memory
+ * if it was used before): the work of trowel_vsif_lzma_decode. */
+static trowel_status decode_blob(trowel_ctx *ctx, const lzma_allocator *al, lzma_stream *strm,
+                                 const uint8_t *blob, size_t blob_size, uint64_t abs_offset,
+                                 uint8_t **out, size_t *out_size)
 {
     *out = NULL;
     *out_size = 0;
@@ -163,22 +174,19 @@ trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size
     uint8_t *buf = trowel_mem_alloc(ctx, h.actual_size ? h.actual_size : 1);
     if (!buf)
         return ctx->last_error.status;
-    const lzma_allocator al = {lz_alloc, lz_free, ctx};
-    lzma_stream strm = LZMA_STREAM_INIT;
-    s = decoder_init(ctx, &h, &al, &strm, abs_offset);
+    s = decoder_init(ctx, &h, al, strm, abs_offset);
     if (s == TROWEL_OK) {
-        strm.next_in = blob + TROWEL_VSIF_LZMA_HEADER_SIZE;
-        strm.avail_in = h.lzma_size;
-        strm.next_out = buf;
-        strm.avail_out = h.actual_size;
+        strm->next_in = blob + TROWEL_VSIF_LZMA_HEADER_SIZE;
+        strm->avail_in = h.lzma_size;
+        strm->next_out = buf;
+        strm->avail_out = h.actual_size;
         lzma_ret r = LZMA_OK;
-        while (strm.avail_out > 0 && r == LZMA_OK)
-            r = lzma_code(&strm, LZMA_RUN);
-        if (strm.avail_out > 0)
-            s = decode_shortfall(ctx, r, &h, strm.avail_out,
-                                 abs_offset + TROWEL_VSIF_LZMA_HEADER_SIZE + strm.total_in);
+        while (strm->avail_out > 0 && r == LZMA_OK)
+            r = lzma_code(strm, LZMA_RUN);
+        if (strm->avail_out > 0) /* (setting a stream up resets its counts) */
+            s = decode_shortfall(ctx, r, &h, strm->avail_out,
+                                 abs_offset + TROWEL_VSIF_LZMA_HEADER_SIZE + strm->total_in);
     }
-    lzma_end(&strm);
     if (s != TROWEL_OK) {
         trowel_mem_free(ctx, buf);
         return s;
@@ -186,6 +194,54 @@ trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size
     *out = buf;
     *out_size = h.actual_size;
     return TROWEL_OK;
+}
+
+trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size_t blob_size,
+                                      uint64_t abs_offset, uint8_t **out, size_t *out_size)
+{
+    const lzma_allocator al = {lz_alloc, lz_free, ctx};
+    lzma_stream strm = LZMA_STREAM_INIT;
+    trowel_status s = decode_blob(ctx, &al, &strm, blob, blob_size, abs_offset, out, out_size);
+    lzma_end(&strm);
+    return s;
+}
+
+struct trowel_vsif_lzma_decoder {
+    trowel_ctx *ctx;
+    lzma_allocator al;
+    lzma_stream strm;
+};
+
+trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_decoder **out)
+{
+    *out = trowel_mem_calloc(ctx, 1, sizeof **out);
+    if (!*out)
+        return ctx->last_error.status;
+    (*out)->ctx = ctx;
+    (*out)->al = (lzma_allocator){lz_alloc, lz_free, ctx};
+    (*out)->strm = (lzma_stream)LZMA_STREAM_INIT;
+    return TROWEL_OK;
+}
+
+trowel_status trowel_vsif_lzma_decoder_run(trowel_vsif_lzma_decoder *d, const uint8_t *blob,
+                                           size_t blob_size, uint64_t abs_offset, uint8_t **out,
+                                           size_t *out_size)
+{
+    trowel_status s =
+        decode_blob(d->ctx, &d->al, &d->strm, blob, blob_size, abs_offset, out, out_size);
+    if (s != TROWEL_OK) { /* nothing of a failed decode is carried to the next */
+        lzma_end(&d->strm);
+        d->strm = (lzma_stream)LZMA_STREAM_INIT;
+    }
+    return s;
+}
+
+void trowel_vsif_lzma_decoder_free(trowel_vsif_lzma_decoder *d)
+{
+    if (!d)
+        return;
+    lzma_end(&d->strm);
+    trowel_mem_free(d->ctx, d);
 }
 
 /* Streams the rest of r (a header then the stream) into out, a chunk at a

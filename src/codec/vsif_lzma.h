@@ -45,6 +45,17 @@ trowel_status trowel_vsif_lzma_parse_header(trowel_ctx *ctx, const uint8_t *blob
 trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size_t blob_size,
                                       uint64_t abs_offset, uint8_t **out, size_t *out_size);
 
+/* The same for many blobs in a row on one thread (an image's scenes): one
+ * decoder keeps liblzma's state and dictionary between calls instead of
+ * setting them up and freeing them for each. Its memory is counted on ctx
+ * until it is freed. */
+typedef struct trowel_vsif_lzma_decoder trowel_vsif_lzma_decoder;
+trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_decoder **out);
+trowel_status trowel_vsif_lzma_decoder_run(trowel_vsif_lzma_decoder *d, const uint8_t *blob,
+                                           size_t blob_size, uint64_t abs_offset, uint8_t **out,
+                                           size_t *out_size);
+void trowel_vsif_lzma_decoder_free(trowel_vsif_lzma_decoder *d);
+
 /* Encodes data into a new blob (header + raw LZMA1 stream with end marker,
  * liblzma preset 6), allocated with trowel_mem_alloc. The dictionary is
  * 64 KiB for inputs up to that size, else the next power of two up to

@@ -182,6 +182,47 @@ static void test_vsif_lzma_blobs_decode_with_liblzma_alone(void)
     trowel_ctx_free(ctx);
 }
 
+/* One decoder for many blobs of changing sizes, a broken one among them:
+ * each gives what a decoder of its own gives, and all its memory goes. */
+static void test_vsif_lzma_one_decoder_decodes_many_blobs(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    static uint8_t data[200000];
+    uint32_t x = 777;
+    for (size_t i = 0; i < sizeof data; i++) {
+        x = x * 1103515245u + 12345u;
+        data[i] = i % 5 ? (uint8_t)"event \"speak\" time 0.5 1.25 "[i % 29] : (uint8_t)(x >> 24);
+    }
+    trowel_vsif_lzma_decoder *d;
+    REQUIRE(trowel_vsif_lzma_decoder_new(ctx, &d) == TROWEL_OK);
+    const size_t sizes[] = {4096, 100, 65537, 4096, 0, sizeof data, 17, 3000, 4097};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        const uint8_t *from = data + k * 7;
+        size_t size = sizes[k] < sizeof data - k * 7 ? sizes[k] : sizeof data - k * 7;
+        uint8_t *blob = NULL, *back = NULL;
+        size_t blob_size = 0, back_size = 0;
+        REQUIRE(trowel_vsif_lzma_encode(ctx, from, size, &blob, &blob_size) == TROWEL_OK);
+        if (k == 3) { /* a broken stream first: the next decode starts clean */
+            uint8_t *bad = malloc(blob_size);
+            REQUIRE(bad != NULL);
+            memcpy(bad, blob, blob_size);
+            memset(bad + 17, 0xFF, blob_size - 17);
+            CHECK(trowel_vsif_lzma_decoder_run(d, bad, blob_size, 0, &back, &back_size) !=
+                  TROWEL_OK);
+            CHECK(back == NULL);
+            free(bad);
+        }
+        CHECK(trowel_vsif_lzma_decoder_run(d, blob, blob_size, 0, &back, &back_size) ==
+              TROWEL_OK);
+        CHECK(back_size == size && (size == 0 || memcmp(back, from, size) == 0));
+        trowel_mem_free(ctx, back);
+        trowel_mem_free(ctx, blob);
+    }
+    trowel_vsif_lzma_decoder_free(d);
+    CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), 0);
+    trowel_ctx_free(ctx);
+}
+
 static void test_vsif_lzma_codec_round_trip_through_public_api(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -808,6 +849,7 @@ static void test_vsif_hostile_images_fail_cleanly(void)
 }
 
 TEST_MAIN(TEST(test_vsif_lzma_blobs_decode_with_liblzma_alone),
+          TEST(test_vsif_lzma_one_decoder_decodes_many_blobs),
           TEST(test_vsif_lzma_codec_round_trip_through_public_api),
           TEST(test_vsif_lzma_refuses_hostile_headers), TEST(test_vsif_ez2_info_and_list),
           TEST(test_vsif_ez2_every_scene_named_from_its_vcd_folder),

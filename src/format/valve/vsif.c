@@ -325,6 +325,11 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
     for (size_t k = 0; k < b->spent_count; k++)
         trowel_mem_release(b->spent[k]);
     b->spent_count = 0;
+    /* One LZMA decoder for the batch's scenes. (Not kept from batch to
+     * batch: the worker's context must be empty between jobs.) */
+    trowel_vsif_lzma_decoder *lzma = NULL;
+    if (trowel_vsif_lzma_decoder_new(ctx, &lzma) != TROWEL_OK)
+        trowel_ctx_clear_error(ctx); /* each scene sets one up, as on one thread */
     for (size_t k = 0; k < b->count; k++) {
         text_piece *p = &b->piece[k];
         const vsif_scene *sc = &b->img->scenes[b->first + k];
@@ -333,7 +338,7 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         trowel_sink *sink = NULL;
         p->warnings_from = trowel_worker_warnings(b->w);
         trowel_set_entry(ctx, p->entry);
-        trowel_status s = vsif_scene_bvcd_from(ctx, sc, p->blob, p->blob_size, &bvcd);
+        trowel_status s = vsif_scene_bvcd_from(ctx, lzma, sc, p->blob, p->blob_size, &bvcd);
         if (s == TROWEL_OK) {
             s = b->surveys ? read_surveying(ctx, b->img, sc, &bvcd, &scene, &p->study)
                            : choreo_read_bvcd(ctx, &bvcd.r, b->img->pool, &scene);
@@ -363,6 +368,7 @@ static trowel_status text_batch_run(trowel_ctx *ctx, void *arg)
         trowel_ctx_clear_error(ctx);
         b->done = k + 1;
     }
+    trowel_vsif_lzma_decoder_free(lzma);
     atomic_store_explicit(&b->finished, true, memory_order_release);
     return TROWEL_OK;
 }

@@ -404,8 +404,9 @@ trowel_status vsif_scene_fetch(trowel_ctx *ctx, trowel_input *in, const vsif_sce
     return s != TROWEL_OK ? s : trowel_reader_load(&r, blob, blob_size);
 }
 
-trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const uint8_t *blob,
-                                   size_t blob_size, vsif_scene_bvcd *b)
+trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, trowel_vsif_lzma_decoder *lzma,
+                                   const vsif_scene *sc, const uint8_t *blob, size_t blob_size,
+                                   vsif_scene_bvcd *b)
 {
     memset(b, 0, sizeof *b);
     if (!sc->compressed) {
@@ -424,7 +425,10 @@ trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const 
     size_t size = sc->decoded_size;
     if (!bvcd) {
         trowel_status s =
-            trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded, &size);
+            lzma ? trowel_vsif_lzma_decoder_run(lzma, blob, blob_size, sc->data_offset,
+                                                &b->decoded, &size)
+                 : trowel_vsif_lzma_decode(ctx, blob, blob_size, sc->data_offset, &b->decoded,
+                                           &size);
         if (s != TROWEL_OK)
             return s;
         bvcd = b->decoded;
@@ -447,7 +451,7 @@ trowel_status vsif_scene_bvcd_open(trowel_ctx *ctx, trowel_input *in, const vsif
     size_t blob_size;
     trowel_status s = vsif_scene_fetch(ctx, in, sc, &blob, &blob_size);
     if (s == TROWEL_OK)
-        s = vsif_scene_bvcd_from(ctx, sc, blob, blob_size, b);
+        s = vsif_scene_bvcd_from(ctx, NULL, sc, blob, blob_size, b);
     trowel_mem_free(ctx, blob);
     return s;
 }
@@ -627,7 +631,7 @@ static trowel_status survey_batch_run(trowel_ctx *ctx, void *arg)
         p->warnings_from = trowel_worker_warnings(b->w);
         vsif_scene_bvcd bvcd;
         memset(&p->st, 0, sizeof p->st);
-        p->status = vsif_scene_bvcd_from(ctx, sc, p->blob, p->blob_size, &bvcd);
+        p->status = vsif_scene_bvcd_from(ctx, NULL, sc, p->blob, p->blob_size, &bvcd);
         if (p->status == TROWEL_OK) {
             p->status = study_scene(ctx, b->img, sc, &bvcd, &p->st);
             vsif_scene_bvcd_close(ctx, &bvcd);

@@ -8,6 +8,7 @@
 #ifndef TROWEL_VALVE_VSIF_IMAGE_H
 #define TROWEL_VALVE_VSIF_IMAGE_H
 
+#include "codec/vsif_lzma.h"
 #include "core/module.h"
 #include "core/worker.h"
 #include "format/valve/choreo.h"
@@ -136,11 +137,13 @@ void vsif_scene_bvcd_close(trowel_ctx *ctx, vsif_scene_bvcd *b);
  * second: fetch reads the scene's bytes from the input (*blob on ctx;
  * NULL when the survey kept the scene decoded), _from decodes them (or
  * wraps the kept BVCD, or the stored BVCD at its offsets in the file) on
- * any context, the input untouched. */
+ * any context, the input untouched; with lzma (a decoder of ctx's thread,
+ * or NULL for one of its own) when the scene is compressed. */
 trowel_status vsif_scene_fetch(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
                                uint8_t **blob, size_t *blob_size);
-trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, const vsif_scene *sc, const uint8_t *blob,
-                                   size_t blob_size, vsif_scene_bvcd *b);
+trowel_status vsif_scene_bvcd_from(trowel_ctx *ctx, trowel_vsif_lzma_decoder *lzma,
+                                   const vsif_scene *sc, const uint8_t *blob, size_t blob_size,
+                                   vsif_scene_bvcd *b);
 /* Parses the scene with pool; *bvcd_size and *trailing (when wanted) give
  * the BVCD's size and the bytes after the scene in it. */
 trowel_status vsif_parse_scene(trowel_ctx *ctx, trowel_input *in, const vsif_scene *sc,
