@@ -1,8 +1,9 @@
 /*
  * libFuzzer target: Valve's LZMA blobs (17-byte header + raw LZMA1). The
- * input is decoded as a blob from memory and through the codec's streaming
- * path; both must fail cleanly or give exactly the declared size, and agree.
- * Short inputs are also encoded and decoded back, which must round-trip.
+ * input is decoded as a blob from memory, by a decoder used for several
+ * blobs in a row, and through the codec's streaming path; all must fail
+ * cleanly or give exactly the declared size, and agree. Short inputs are
+ * also encoded and decoded back, which must round-trip.
  */
 #include "codec/vsif_lzma.h"
 #include "trowel/trowel.h"
@@ -27,6 +28,29 @@ static void check_round_trip(trowel_ctx *ctx, const uint8_t *data, size_t size)
     trowel_mem_free(ctx, blob);
 }
 
+/* A decoder used again (after the input's first half, then the whole
+ * input) gives what a decoder of its own gives (status and bytes). */
+static void check_reused_decoder(trowel_ctx *ctx, const uint8_t *data, size_t size,
+                                 trowel_status want, const uint8_t *want_bytes, size_t want_size)
+{
+    trowel_vsif_lzma_decoder *d;
+    if (trowel_vsif_lzma_decoder_new(ctx, &d) != TROWEL_OK)
+        return;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    if (trowel_vsif_lzma_decoder_run(d, data, size / 2, 0, &out, &n) == TROWEL_OK)
+        trowel_mem_free(ctx, out);
+    trowel_status st = trowel_vsif_lzma_decoder_run(d, data, size, 0, &out, &n);
+    /* A limit reached by the kept state is the one difference allowed. */
+    if (st != want && st != TROWEL_ERR_LIMIT)
+        abort();
+    if (st == TROWEL_OK && (n != want_size || (n && memcmp(out, want_bytes, n) != 0)))
+        abort();
+    if (st == TROWEL_OK)
+        trowel_mem_free(ctx, out);
+    trowel_vsif_lzma_decoder_free(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -42,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (n != declared)
             abort();
     }
+    check_reused_decoder(ctx, data, size, mem, out, n);
     trowel_input *in;
     trowel_sink *s;
     if (trowel_input_open_memory(ctx, data, size, "blob", &in) == TROWEL_OK) {
