@@ -8,11 +8,12 @@
  *
  * Decoding stops at the declared actual size, as the engine does, so a
  * stream with or without end marker reads the same. The dictionary liblzma
- * sets up is clamped to the actual size (up to 1 MiB, rounded up to a power
- * of two, so a decoder used again can keep it): a valid stream cannot reach
- * further back than what it has produced, and a blob that declares a 4 GiB
- * dictionary for 200 bytes then costs 4 KiB rather than 4 GiB. liblzma
- * allocates through the context's limit-aware allocator.
+ * sets up is clamped to the actual size (for a decoder used again, up to
+ * 1 MiB, rounded up to a power of two so that it can keep it): a valid
+ * stream cannot reach further back than what it has produced, and a blob
+ * that declares a 4 GiB dictionary for 200 bytes then costs 4 KiB rather
+ * than 4 GiB. liblzma allocates through the context's limit-aware
+ * allocator.
  */
 #include "codec/vsif_lzma.h"
 
@@ -115,25 +116,39 @@ trowel_status trowel_vsif_lzma_parse_header(trowel_ctx *ctx, const uint8_t *blob
 
 /* --------------------------------------------------------------- decoder */
 
-/* Sets up a raw LZMA1 decoder for h on strm (allocator al). */
+/* A decoder set up again keeps what it holds (its memory: *held, counted
+ * on the context already) where it can. */
+typedef struct kept_state {
+    bool kept;     /* the decoder is used for many blobs */
+    uint64_t held; /* liblzma's memory for the last blob set up */
+} kept_state;
+
+/* Sets up a raw LZMA1 decoder for h on strm (allocator al); keep: NULL for
+ * a decoder of its own. */
 static trowel_status decoder_init(trowel_ctx *ctx, const trowel_vsif_lzma_header *h,
-                                  const lzma_allocator *al, lzma_stream *strm, uint64_t abs_offset)
+                                  const lzma_allocator *al, lzma_stream *strm, uint64_t abs_offset,
+                                  kept_state *keep)
 {
     lzma_filter f[2] = {{LZMA_FILTER_LZMA1, NULL}, {LZMA_VLI_UNKNOWN, NULL}};
     lzma_ret r = lzma_properties_decode(&f[0], al, h->props, sizeof h->props);
     if (r != LZMA_OK)
         return lz_fail(ctx, r, abs_offset + 12, "reading the LZMA properties");
     lzma_options_lzma *opt = f[0].options;
-    /* Up to 1 MiB a power of two: a decoder used again keeps its
-     * dictionary when the next blob asks for the same size, as most of an
-     * image's scenes do. */
-    uint32_t want = h->actual_size;
-    if (want <= DICT_ROUNDED_MAX)
+    uint32_t want = h->actual_size < DICT_MIN ? DICT_MIN : h->actual_size;
+    /* Kept, up to 1 MiB a power of two: the decoder keeps its dictionary
+     * when the next blob asks for the same size, as most of an image's
+     * scenes do. */
+    if (keep && keep->kept && want <= DICT_ROUNDED_MAX)
         for (want = DICT_MIN; want < h->actual_size;)
             want <<= 1;
     if (opt->dict_size > want)
         opt->dict_size = want;
-    trowel_status s = trowel_mem_check(ctx, lzma_raw_decoder_memusage(f), "the LZMA decoder");
+    /* What it holds is counted already, and liblzma frees before it
+     * allocates anew. */
+    uint64_t need = lzma_raw_decoder_memusage(f), held = keep ? keep->held : 0;
+    trowel_status s = trowel_mem_check(ctx, need > held ? need - held : 0, "the LZMA decoder");
+    if (s == TROWEL_OK && keep)
+        keep->held = need > held ? need : held;
     if (s == TROWEL_OK) {
         strm->allocator = al;
         r = lzma_raw_decoder(strm, f);
@@ -159,8 +174,8 @@ static trowel_status decode_shortfall(trowel_ctx *ctx, lzma_ret r, const trowel_
 /* Decodes a whole blob with strm (set up anew for it, keeping its memory
  * if it was used before): the work of trowel_vsif_lzma_decode. */
 static trowel_status decode_blob(trowel_ctx *ctx, const lzma_allocator *al, lzma_stream *strm,
-                                 const uint8_t *blob, size_t blob_size, uint64_t abs_offset,
-                                 uint8_t **out, size_t *out_size)
+                                 kept_state *keep, const uint8_t *blob, size_t blob_size,
+                                 uint64_t abs_offset, uint8_t **out, size_t *out_size)
 {
     *out = NULL;
     *out_size = 0;
@@ -174,7 +189,7 @@ static trowel_status decode_blob(trowel_ctx *ctx, const lzma_allocator *al, lzma
     uint8_t *buf = trowel_mem_alloc(ctx, h.actual_size ? h.actual_size : 1);
     if (!buf)
         return ctx->last_error.status;
-    s = decoder_init(ctx, &h, al, strm, abs_offset);
+    s = decoder_init(ctx, &h, al, strm, abs_offset, keep);
     if (s == TROWEL_OK) {
         strm->next_in = blob + TROWEL_VSIF_LZMA_HEADER_SIZE;
         strm->avail_in = h.lzma_size;
@@ -201,7 +216,8 @@ trowel_status trowel_vsif_lzma_decode(trowel_ctx *ctx, const uint8_t *blob, size
 {
     const lzma_allocator al = {lz_alloc, lz_free, ctx};
     lzma_stream strm = LZMA_STREAM_INIT;
-    trowel_status s = decode_blob(ctx, &al, &strm, blob, blob_size, abs_offset, out, out_size);
+    trowel_status s =
+        decode_blob(ctx, &al, &strm, NULL, blob, blob_size, abs_offset, out, out_size);
     lzma_end(&strm);
     return s;
 }
@@ -210,6 +226,7 @@ struct trowel_vsif_lzma_decoder {
     trowel_ctx *ctx;
     lzma_allocator al;
     lzma_stream strm;
+    kept_state keep;
 };
 
 trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_decoder **out)
@@ -220,6 +237,7 @@ trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_dec
     (*out)->ctx = ctx;
     (*out)->al = (lzma_allocator){lz_alloc, lz_free, ctx};
     (*out)->strm = (lzma_stream)LZMA_STREAM_INIT;
+    (*out)->keep.kept = true;
     return TROWEL_OK;
 }
 
@@ -227,11 +245,12 @@ trowel_status trowel_vsif_lzma_decoder_run(trowel_vsif_lzma_decoder *d, const ui
                                            size_t blob_size, uint64_t abs_offset, uint8_t **out,
                                            size_t *out_size)
 {
-    trowel_status s =
-        decode_blob(d->ctx, &d->al, &d->strm, blob, blob_size, abs_offset, out, out_size);
+    trowel_status s = decode_blob(d->ctx, &d->al, &d->strm, &d->keep, blob, blob_size,
+                                  abs_offset, out, out_size);
     if (s != TROWEL_OK) { /* nothing of a failed decode is carried to the next */
         lzma_end(&d->strm);
         d->strm = (lzma_stream)LZMA_STREAM_INIT;
+        d->keep.held = 0;
     }
     return s;
 }
@@ -274,7 +293,7 @@ static trowel_status decode_reader(trowel_ctx *ctx, trowel_reader *r, uint64_t e
         return ctx->last_error.status;
     const lzma_allocator al = {lz_alloc, lz_free, ctx};
     lzma_stream strm = LZMA_STREAM_INIT;
-    s = decoder_init(ctx, &h, &al, &strm, start);
+    s = decoder_init(ctx, &h, &al, &strm, start, NULL);
     uint64_t left = h.actual_size;
     lzma_ret lr = LZMA_OK;
     while (s == TROWEL_OK && left > 0 && lr == LZMA_OK) {

@@ -39,6 +39,8 @@ struct trowel_outdir {
     unsigned flags;
     char *path;
     size_t made_from;  /* path[0, made_from) existed; the folders below it were made */
+    size_t made_len;   /* ... up to path[0, made_len): the folder itself, or its parent
+                        * when it is staged (the stage makes the folder) */
     char **made;       /* sub-folders made inside, relative to fd, in order made */
     size_t made_count, made_cap;
     /* Every name handed a sink, normalised (open addressing): a second
@@ -169,6 +171,67 @@ static trowel_status open_in_place(trowel_outdir *d)
     return TROWEL_OK;
 }
 
+/* Splits path (trailing slashes dropped) into the folder that holds its
+ * last component (into parent: "." or "/" when there is none) and the
+ * component (into last): false when that is "." or "..", or does not fit.
+ * *parent_len is the parent's length in path (0 for "."). */
+static bool split_last(const char *path, char *parent, size_t cap, size_t *parent_len,
+                       char *last, size_t last_cap)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    size_t at = n;
+    while (at > 0 && path[at - 1] != '/')
+        at--;
+    size_t len = n - at;
+    if (len == 0 || len >= last_cap || at + 2 > cap || (len == 1 && path[at] == '.') ||
+        (len == 2 && path[at] == '.' && path[at + 1] == '.'))
+        return false;
+    memcpy(last, path + at, len);
+    last[len] = '\0';
+    size_t p = at;
+    while (p > 1 && path[p - 1] == '/') /* "a//b": the folder is "a" */
+        p--;
+    if (p == 0)
+        memcpy(parent, ".", 2);
+    else
+        memcpy(parent, path, p);
+    parent[p ? p : 1] = '\0';
+    *parent_len = p;
+    return true;
+}
+
+/* Stages d->path when it does not exist, its parents made in place: false
+ * when it exists or cannot be staged. When it exists, the stale stages
+ * beside it go (kill -9 leaves the folder, empty, with the stage). */
+static bool open_staged(trowel_outdir *d)
+{
+    char parent[4096], top[256];
+    size_t parent_len, made_from;
+    struct stat sb;
+    if (!split_last(d->path, parent, sizeof parent, &parent_len, top, sizeof top))
+        return false;
+    bool exists = fstatat(AT_FDCWD, d->path, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    if ((!exists && errno != ENOENT) || (!exists && make_folders(parent, &made_from) != 0))
+        return false;
+    int pfd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool staged = false;
+    if (pfd >= 0 && exists)
+        trowel_sweep_stale_stages(pfd);
+    else if (pfd >= 0)
+        staged = trowel_stage_open(d->ctx, pfd, top, &d->stage, &d->fd);
+    if (pfd >= 0)
+        close(pfd);
+    if (staged) {
+        d->made_from = made_from < strlen(parent) ? made_from : parent_len;
+        d->made_len = parent_len;
+    } else if (!exists) { /* parents made for nothing go; the folder's own make says why */
+        remove_made_parents(parent, strlen(parent), made_from);
+    }
+    return staged;
+}
+
 trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned flags,
                                  trowel_outdir **out)
 {
@@ -184,11 +247,11 @@ trowel_status trowel_outdir_open(trowel_ctx *ctx, const char *path, unsigned fla
     d->flags = flags & TROWEL_SINK_OVERWRITE; /* the folder's facts are its own to add */
     d->path = p;
     d->sub_fd = -1;
-    if ((flags & TROWEL_OUTDIR_STAGED) && trowel_stage_open(ctx, path, &d->stage, &d->fd)) {
-        d->made_from = strlen(path); /* what the stage made is the stage's */
+    if ((flags & TROWEL_OUTDIR_STAGED) && open_staged(d)) {
         d->facts = TROWEL_SINK_SWEPT | TROWEL_SINK_NEW_FOLDER | TROWEL_SINK_PRIVATE_FOLDER |
-                   (trowel_sink_folder_facts(ctx, d->fd) & TROWEL_SINK_EAGER_ERRORS);
+                   trowel_sink_eager_facts(d->fd);
     } else {
+        d->made_len = strlen(path);
         trowel_status st = open_in_place(d);
         if (st != TROWEL_OK) {
             if (d->fd >= 0)
@@ -227,8 +290,8 @@ void trowel_outdir_close(trowel_outdir *d)
     if (!d)
         return;
     remove_empty_made_subfolders(d);
-    remove_made_parents(d->path, strlen(d->path), d->made_from);
     trowel_stage_close(d->stage); /* unpublished: removed whole */
+    remove_made_parents(d->path, d->made_len, d->made_from); /* while empty */
     trowel_mem_free(d->ctx, d->sub_rel);
     close(d->fd);
     for (size_t i = 0; i < d->given_cap; i++)
@@ -403,24 +466,14 @@ static trowel_status walk_to_folder(trowel_outdir *d, char *rel, char *last_slas
     return TROWEL_OK;
 }
 
-/* Whether a folder of rel (a normalised name) has a staged folder's name
- * (".trowel-PID-stageN"), which a later run would take for one left by
- * kill -9 and remove. */
-static bool names_a_stage(const char *rel)
+/* Whether a component of rel (a normalised name), folder or file, has one
+ * of trowel's temporary names, which a later run would take for a stale
+ * temporary and remove. */
+static bool names_a_temporary(const char *rel)
 {
-    for (const char *p = strstr(rel, ".trowel-"); p; p = strstr(p + 1, ".trowel-")) {
-        if (p != rel && p[-1] != '/')
-            continue;
-        const char *end = strchr(p, '/');
-        char part[64];
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (end && len < sizeof part) {
-            memcpy(part, p, len);
-            part[len] = '\0';
-            if (trowel_is_stage_name(part))
-                return true;
-        }
-    }
+    for (const char *p = strstr(rel, ".trowel-"); p; p = strstr(p + 1, ".trowel-"))
+        if ((p == rel || p[-1] == '/') && trowel_is_temp_name(p, strcspn(p, "/")))
+            return true;
     return false;
 }
 
@@ -445,9 +498,9 @@ trowel_status trowel_outdir_create(trowel_outdir *d, const char *entry_name, tro
         return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
                            "refusing unsafe entry name '%s' (absolute, drive, '..', or control "
                            "characters)", entry_name);
-    if (names_a_stage(rel))
+    if (names_a_temporary(rel))
         return trowel_fail(ctx, TROWEL_ERR_UNSAFE_PATH, TROWEL_NO_OFFSET,
-                           "refusing entry name '%s': trowel names its private folders so, and "
+                           "refusing entry name '%s': trowel names its temporaries so, and "
                            "removes them when their run is gone", entry_name);
     char display[4200];
     join_display(display, sizeof display, d->path, rel);

@@ -8,8 +8,7 @@
  * paths: links inside are removed, never followed, and a folder renamed
  * into the tree while it is emptied is emptied where it is, never
  * somewhere a name now leads. Nesting costs no memory and has no limit:
- * the walk goes down to a folder holding no folder, empties and removes
- * it, and starts again from the top, with two descriptors at a time.
+ * the walk keeps a window of descriptors on its way down (empty_folder).
  */
 #define _GNU_SOURCE
 #include "sink.h"
@@ -20,6 +19,17 @@
 #include <stddef.h>
 #include <string.h>
 #include <unistd.h>
+
+bool trowel_is_temp_name(const char *name, size_t len)
+{
+    static const char prefix[] = ".trowel-";
+    size_t i = sizeof prefix - 1;
+    if (len <= i || memcmp(name, prefix, i) != 0 || name[i] < '0' || name[i] > '9')
+        return false;
+    while (i < len && name[i] >= '0' && name[i] <= '9')
+        i++;
+    return i < len && name[i] == '-';
+}
 
 bool trowel_is_stage_name(const char *name)
 {
@@ -39,7 +49,7 @@ bool trowel_is_stage_name(const char *name)
 }
 
 #if defined(__linux__)
-enum { LISTING_BYTES = 2048 };
+enum { LISTING_BYTES = 2048, WINDOW = 24 };
 
 static bool is_child(const char *name)
 {
@@ -82,45 +92,65 @@ static int pass_over(int fd, char sub[256], unsigned *removed)
 }
 
 /* Empties the folder open as top: 0, or -1 when something in it could not
- * be removed. */
+ * be removed. The walk keeps the descriptors of the last WINDOW folders on
+ * its way down; a folder found empty is removed through its parent's, and
+ * the walk goes on in the parent. Only deeper than the window, when the
+ * folder at its top empties, does it start again from the top. */
 static int empty_folder(int top)
 {
-    char name[256];
+    int fds[WINDOW];
+    char names[WINDOW][256]; /* names[i]: fds[i]'s name inside fds[i - 1] */
+    char found_name[256];
     for (;;) {
-        /* Down from the top to a folder that holds no folder. */
-        int parent = -1, cur = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (cur < 0)
+        int depth = 0;
+        bool cut = false; /* fds[0] is not the top: the way was deeper than the window */
+        fds[0] = openat(top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fds[0] < 0)
             return -1;
-        unsigned removed = 0, before;
-        int found;
-        do {
-            before = removed;
-            found = pass_over(cur, name, &removed);
-            if (found == 1) {
-                int child = openat(cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (parent >= 0)
-                    close(parent);
-                parent = cur;
-                cur = child;
-                if (cur < 0)
-                    break;
+        for (;;) {
+            unsigned removed = 0, before;
+            int found;
+            do { /* a pass that removed files lists again (see pass_over) */
+                before = removed;
+                found = pass_over(fds[depth], found_name, &removed);
+            } while (found == 0 && removed != before);
+            int child = found == 1 ? openat(fds[depth], found_name,
+                                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                                   : -1;
+            if (found == 1 && child < 0 && errno == ENOENT)
+                continue; /* gone meanwhile */
+            if (found < 0 || (found == 1 && child < 0))
+                break;
+            if (found == 1) { /* down into it, the window moved if full */
+                if (depth + 1 == WINDOW) {
+                    close(fds[0]);
+                    memmove(fds, fds + 1, (WINDOW - 1) * sizeof fds[0]);
+                    memmove(names, names + 1, (WINDOW - 1) * sizeof names[0]);
+                    depth--;
+                    cut = true;
+                }
+                fds[++depth] = child;
+                memcpy(names[depth], found_name, sizeof found_name);
+                continue;
             }
-            /* A pass that removed files lists again: on some file systems
-             * removing moves entries a listing has yet to reach. */
-        } while (found == 1 || (found == 0 && removed != before));
-        if (cur >= 0)
-            close(cur);
-        if (found < 0 || cur < 0) {
-            if (parent >= 0)
-                close(parent);
-            return -1;
+            if (depth == 0) { /* fds[0] holds nothing */
+                close(fds[0]);
+                if (!cut)
+                    return 0;
+                depth = -1;
+                break; /* from the top again, to remove it through its parent */
+            }
+            close(fds[depth]);
+            int gone = unlinkat(fds[depth - 1], names[depth], AT_REMOVEDIR);
+            depth--;
+            if (gone != 0)
+                break;
         }
-        if (parent < 0)
-            return 0; /* the top itself holds nothing */
-        int gone = unlinkat(parent, name, AT_REMOVEDIR);
-        close(parent);
-        if (gone != 0)
-            return -1;
+        if (depth < 0)
+            continue;
+        for (int i = 0; i <= depth; i++)
+            close(fds[i]);
+        return -1;
     }
 }
 #endif

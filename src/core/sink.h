@@ -106,12 +106,18 @@ enum {
  * facts above that hold for it (TROWEL_SINK_SWEPT, maybe
  * TROWEL_SINK_EAGER_ERRORS). */
 unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd);
+/* TROWEL_SINK_EAGER_ERRORS when dirfd's file system has it, else 0. */
+unsigned trowel_sink_eager_facts(int dirfd);
 
 /* Staged folders (outdir.c): whether name is one's (".trowel-PID-stageN");
  * removing one whose run is gone (kill -9) from dirfd, as stale
  * temporaries are; and emptying the one open as fd, then removing it as
  * name in dirfd (0, or -1 with errno) (remove_tree.c). */
 bool trowel_is_stage_name(const char *name);
+/* Whether name[0, len) is any of trowel's temporary names (".trowel-PID-",
+ * a staged folder's included): an entry must not have one, or a later run
+ * would take it for a stale temporary and remove it. */
+bool trowel_is_temp_name(const char *name, size_t len);
 void trowel_sweep_stale_stages(int dirfd);
 int trowel_remove_stage_at(int dirfd, const char *name, int fd);
 

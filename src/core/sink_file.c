@@ -240,6 +240,11 @@ static bool reports_errors_eagerly(int dirfd)
 #endif
 }
 
+unsigned trowel_sink_eager_facts(int dirfd)
+{
+    return reports_errors_eagerly(dirfd) ? TROWEL_SINK_EAGER_ERRORS : 0u;
+}
+
 unsigned trowel_sink_folder_facts(trowel_ctx *ctx, int dirfd)
 {
     sweep_stale_temps(ctx, dirfd);
@@ -734,6 +739,18 @@ static trowel_status commit_unnamed(trowel_sink *s, trowel_status st)
     return st;
 }
 
+/* Removes a plain output (its descriptor still open) if its name still
+ * leads to it: with --force on a case-blind file system a later entry may
+ * have replaced it under that name (open_plain), and that one stays. */
+static void remove_plain(struct trowel_sink_file *f)
+{
+    struct stat mine, named;
+    if (fstat(f->fd, &mine) == 0 &&
+        fstatat(f->dirfd, f->final_name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        mine.st_dev == named.st_dev && mine.st_ino == named.st_ino)
+        unlinkat(f->dirfd, f->final_name, 0);
+}
+
 /* A plain output in a private folder: closed, and removed when anything
  * failed, so the folder is published holding whole files only. (No
  * duplicate is closed first: nobody sees the name before the folder is
@@ -741,12 +758,14 @@ static trowel_status commit_unnamed(trowel_sink *s, trowel_status st)
 static trowel_status commit_plain(trowel_sink *s, trowel_status st)
 {
     struct trowel_sink_file *f = file_of(s);
-    if (close(f->fd) != 0 && st == TROWEL_OK)
+    if (st != TROWEL_OK)
+        remove_plain(f);
+    if (close(f->fd) != 0 && st == TROWEL_OK) {
         st = trowel_fail(s->ctx, TROWEL_ERR_IO, TROWEL_NO_OFFSET, "cannot close %s: %s", s->name,
                          strerror(errno));
-    f->fd = -1;
-    if (st != TROWEL_OK)
         unlinkat(f->dirfd, f->final_name, 0);
+    }
+    f->fd = -1;
     return st;
 }
 
@@ -848,11 +867,11 @@ static void file_discard(trowel_sink *s)
     end_comparing(f);
     if (f->fd < 0)
         return;
+    if (f->plain)
+        remove_plain(f);
     close(f->fd);
     f->fd = -1;
-    if (f->plain) {
-        unlinkat(f->dirfd, f->final_name, 0);
-    } else if (!f->unnamed) {
+    if (!f->plain && !f->unnamed) {
         unlinkat(f->dirfd, f->temp_name, 0);
         announce_temp(s, false);
     }

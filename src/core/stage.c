@@ -6,17 +6,16 @@
  * at once (TROWEL_SINK_PRIVATE_FOLDER) if the folder appears only when
  * they are all whole.
  *
- * So the first folder of the path that does not exist (the top: "a" of
- * a/b/out when only the current folder exists) is made at once, empty, to
- * hold the name and to fail now where the name cannot be made; beside it a
- * private folder ".trowel-PID-stageN" is made, locked and announced to the
- * temp handler, with the rest of the path inside it (b/out), and the output
- * is written there. Publishing renames the private folder over the empty
- * top, which replaces it in one step (a top somebody put files in
- * meanwhile is not replaced: the run fails and removes its own). A signal
- * handler removes both names (trowel_remove_temp: the private folder with
- * all it holds, the top only while empty); kill -9 leaves the private
- * folder and the empty top, and the next run staging beside them removes
+ * So the folder is made at once, empty, to hold its name and to fail now
+ * where the name cannot be made (its parents are made as they always
+ * were, in place); beside it a private folder ".trowel-PID-stageN" is made,
+ * locked and announced to the temp handler, and the output is written
+ * there. Publishing renames the private folder over the empty one, which
+ * replaces it in one step (one somebody put files in meanwhile is not
+ * replaced: the run fails and removes its own). A signal handler removes
+ * both names (trowel_remove_temp: the private folder with all it holds,
+ * the other only while empty); kill -9 leaves them, and the next run
+ * staging beside them, or writing into the folder they were for, removes
  * the private folder (trowel_sweep_stale_stages).
  */
 #define _GNU_SOURCE
@@ -33,12 +32,11 @@
 
 struct trowel_stage {
     trowel_ctx *ctx;
-    int parent;     /* the folder that holds the top and the private folder */
+    int parent;     /* the folder that holds both names */
     int fd;         /* the private folder, open and locked, or -1 */
     char name[40];  /* its name */
     char *top;      /* the name it takes when published */
     bool reserved;  /* the top was made (empty) by this run */
-    char *inner;    /* the path from the top to the output folder, or "" */
     bool published; /* put in place, or found empty and removed */
 };
 
@@ -46,50 +44,6 @@ static void announce(trowel_stage *st, const char *name, bool live)
 {
     if (st->ctx->temp_fn)
         st->ctx->temp_fn(st->ctx->temp_user, st->parent, name, live);
-}
-
-static bool is_dot_or_dotdot(const char *s, size_t len)
-{
-    return (len == 1 && s[0] == '.') || (len == 2 && s[0] == '.' && s[1] == '.');
-}
-
-/* Copies path (trailing slashes dropped) to buf and finds its first
- * component that does not exist, at *top_at: false when every one exists,
- * on an error other than "missing", or when a component after the top is
- * "." or "..". */
-static bool find_top(const char *path, char *buf, size_t cap, size_t *top_at)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    if (n == 0 || n >= cap)
-        return false;
-    memcpy(buf, path, n);
-    buf[n] = '\0';
-    bool found = false;
-    for (size_t i = 0; i < n;) {
-        size_t start = i;
-        while (i < n && buf[i] != '/')
-            i++;
-        size_t len = i - start;
-        if (found && is_dot_or_dotdot(buf + start, len))
-            return false;
-        if (!found && len > 0) {
-            char c = buf[i];
-            buf[i] = '\0';
-            struct stat sb;
-            int missing = stat(buf, &sb) != 0 ? errno : 0;
-            buf[i] = c;
-            if (missing && (missing != ENOENT || is_dot_or_dotdot(buf + start, len)))
-                return false;
-            if (missing) {
-                found = true;
-                *top_at = start;
-            }
-        }
-        i += i < n;
-    }
-    return found;
 }
 
 /* Makes, opens and locks the private folder, then announces it. */
@@ -118,59 +72,28 @@ static bool make_private(trowel_stage *st)
     return false;
 }
 
-/* The output folder: the inner path made inside the private folder. */
-static int make_inner(trowel_stage *st)
-{
-    int fd = fcntl(st->fd, F_DUPFD_CLOEXEC, 0);
-    char part[4096];
-    for (const char *p = st->inner; fd >= 0 && *p;) {
-        size_t len = strcspn(p, "/");
-        if (len > 0 && len < sizeof part) {
-            memcpy(part, p, len);
-            part[len] = '\0';
-            int child = mkdirat(fd, part, 0777) == 0
-                            ? openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                            : -1;
-            close(fd);
-            fd = child;
-        }
-        p += len;
-        p += *p == '/';
-    }
-    return fd;
-}
-
-bool trowel_stage_open(trowel_ctx *ctx, const char *path, trowel_stage **out, int *fd)
+bool trowel_stage_open(trowel_ctx *ctx, int parent, const char *top, trowel_stage **out,
+                       int *fd)
 {
     *out = NULL;
     *fd = -1;
 #if defined(__linux__)
-    char buf[4096];
-    size_t top_at = 0;
-    if (!find_top(path, buf, sizeof buf, &top_at))
+    if (trowel_is_temp_name(top, strlen(top))) /* a later sweep would take it for ours */
         return false;
-    size_t top_end = top_at + strcspn(buf + top_at, "/");
-    const char *inner = buf + top_end + strspn(buf + top_end, "/");
     trowel_stage *st = trowel_mem_calloc(ctx, 1, sizeof *st);
     if (!st)
         return false;
     st->ctx = ctx;
     st->fd = -1;
-    st->top = trowel_mem_calloc(ctx, 1, top_end - top_at + 1);
-    st->inner = trowel_mem_strdup(ctx, inner);
-    /* The folder holding the top: what comes before it, else "." or "/". */
-    size_t p = top_at;
-    while (p > 1 && buf[p - 1] == '/')
-        p--;
-    buf[p] = '\0';
-    st->parent = open(p == 0 ? "." : buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (st->top && st->inner && st->parent >= 0) {
-        memcpy(st->top, path + top_at, top_end - top_at);
+    st->parent = fcntl(parent, F_DUPFD_CLOEXEC, 0);
+    st->top = trowel_mem_strdup(ctx, top);
+    if (st->top && st->parent >= 0) {
         trowel_sweep_stale_stages(st->parent);
         st->reserved = mkdirat(st->parent, st->top, 0777) == 0;
         if (st->reserved)
             announce(st, st->top, true);
-        if (st->reserved && make_private(st) && (*fd = make_inner(st)) >= 0) {
+        if (st->reserved && make_private(st) &&
+            (*fd = fcntl(st->fd, F_DUPFD_CLOEXEC, 0)) >= 0) {
             *out = st;
             return true;
         }
@@ -178,29 +101,14 @@ bool trowel_stage_open(trowel_ctx *ctx, const char *path, trowel_stage **out, in
     trowel_stage_close(st);
     return false;
 #else
-    (void)ctx, (void)path;
+    (void)ctx, (void)parent, (void)top;
     return false;
 #endif
 }
 
-/* Removes the private folder if the output folder inside holds nothing
- * (the folders on the way hold only it): true when it did. */
+/* Removes the private folder if it holds nothing: true when it did. */
 static bool remove_if_empty(trowel_stage *st)
 {
-    char rel[4096];
-    size_t n = strlen(st->inner);
-    if (n >= sizeof rel)
-        return false;
-    memcpy(rel, st->inner, n + 1);
-    while (n > 0) { /* the inner path, deepest folder first */
-        if (unlinkat(st->fd, rel, AT_REMOVEDIR) != 0)
-            return false;
-        while (n > 0 && rel[n - 1] != '/')
-            n--;
-        while (n > 0 && rel[n - 1] == '/')
-            n--;
-        rel[n] = '\0';
-    }
     if (unlinkat(st->parent, st->name, AT_REMOVEDIR) != 0)
         return false;
     announce(st, st->name, false);
@@ -256,6 +164,5 @@ void trowel_stage_close(trowel_stage *st)
     if (st->parent >= 0)
         close(st->parent);
     trowel_mem_free(st->ctx, st->top);
-    trowel_mem_free(st->ctx, st->inner);
     trowel_mem_free(st->ctx, st);
 }

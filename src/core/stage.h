@@ -8,11 +8,13 @@
 
 typedef struct trowel_stage trowel_stage;
 
-/* Stages path: *out and *fd (the folder to write into, the stage's own
- * until it is published) when path does not exist and can be staged here;
- * false, with nothing made, when it exists or cannot be (the caller then
- * makes it in place, which says why if that fails too). */
-bool trowel_stage_open(trowel_ctx *ctx, const char *path, trowel_stage **out, int *fd);
+/* Stages the folder top inside parent (a folder descriptor, kept by the
+ * caller): *out and *fd (the folder to write into, the stage's own until
+ * it is published) when top does not exist and can be staged here; false,
+ * with nothing made, when it exists or cannot be (the caller then makes it
+ * in place, which says why if that fails too). */
+bool trowel_stage_open(trowel_ctx *ctx, int parent, const char *top, trowel_stage **out,
+                       int *fd);
 /* Puts the folder in place, or removes it when it holds no file; path is
  * for messages. A failure removes it too, with all it holds. */
 trowel_status trowel_stage_publish(trowel_stage *st, const char *path);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Extracting many entries into a folder that does not exist yet stages it:
-# the first folder of the path that is missing is made at once, empty, and
-# the files are made plainly in a private ".trowel-PID-stageN" folder beside
-# it, which replaces it whole at the end. The result is the same bytes as
-# an extraction into an existing folder; while it runs the folder is empty;
-# SIGINT/SIGTERM/SIGPIPE remove both (parents made for it included); kill
-# -9 leaves them, and the next run that stages beside them removes the
-# private one; and an archive of few entries is written in place.
+# the folder is made at once, empty (its parents as ever), and the files
+# are made plainly in a private ".trowel-PID-stageN" folder beside it,
+# which replaces it whole at the end. The result is the same bytes as an
+# extraction into an existing folder; while it runs the folder is empty;
+# SIGINT/SIGTERM/SIGPIPE remove both; kill -9 leaves them, and the next run
+# beside them, or into that folder, removes the private one; and an archive
+# of few entries is written in place.
 . "${BASH_SOURCE%/*}/lib.sh"
 
 # 200 small files in three folders, packed as a packfile.
@@ -77,13 +77,14 @@ start_slow() {
 for sig in INT TERM; do
     rm -rf sig && mkdir sig
     if start_slow sig/a/b/out; then
-        assert_eq "$sig mid-way: the first folder made is held, empty" "" "$(ls -A sig/a)"
+        assert_eq "$sig mid-way: the folder is held, empty" "" "$(ls -A sig/a/b/out)"
         kill -s "$sig" "$PID"
         wait "$PID"
         RC=$?
         ERR=""
         assert_rc "$sig: died of the signal" $((128 + $(kill -l "$sig")))
-        assert_dir_empty "$sig: nothing left behind, the private folder neither" sig
+        assert_eq "$sig: no file or private folder left (the parents made stay, as ever)" \
+            "sig/a sig/a/b" "$(find sig -mindepth 1 | sort | tr '\n' ' ' | sed 's/ $//')"
     else
         wait "$PID"
         fail "$sig: the private folder never held a file" "status $?"
@@ -107,6 +108,19 @@ if start_slow k/out; then
     run "$TROWEL" extract -q -C k/next many.vpp_pc
     assert_rc "the next run beside it" 0
     assert_eq "the next run removed the private folder" "next out" "$(ls -A k | tr '\n' ' ' | sed 's/ $//')"
+    # Again, and this time the run goes into the folder kill -9 left.
+    if start_slow k/again; then
+        kill -s KILL "$PID"
+        wait "$PID"
+        run "$TROWEL" extract -q -C k/again many.vpp_pc
+        assert_rc "a run into the folder kill -9 left" 0
+        assert_eq "it removed the private folder beside it" "again next out" \
+            "$(ls -A k | tr '\n' ' ' | sed 's/ $//')"
+        if diff -r there k/again >/dev/null; then pass "its files"; else fail "its files differ"; fi
+    else
+        wait "$PID"
+        fail "kill -9 again: the private folder never held a file"
+    fi
     if diff -r there k/next >/dev/null; then pass "the next run's files"; else fail "the next run's files differ"; fi
 else
     wait "$PID"

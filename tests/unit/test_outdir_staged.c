@@ -1,9 +1,8 @@
 /*
  * Staged output folders (TROWEL_OUTDIR_STAGED): a folder that does not
- * exist is written under a private name beside the first folder of its
- * path that did not exist (made at once, empty, to hold the name) and
- * appears whole at trowel_outdir_finish; one that exists is written in
- * place. Nothing is left behind when the folder is given up, when nothing
+ * exist is made at once, empty, to hold its name (its parents as ever), is
+ * written under a private name beside it and filled, whole, at
+ * trowel_outdir_finish; one that exists is written in place. Nothing is left behind when the folder is given up, when nothing
  * was written, or when files appear in the held name meanwhile; the temp
  * handler hears of both names; kill -9 leaves the private folder, and the
  * next staged folder opened beside it removes it (a live writer's is
@@ -75,12 +74,12 @@ static void test_a_fresh_folder_appears_whole(void)
     snprintf(stage, sizeof stage, ".trowel-%ld-stage0", (long)getpid());
     trowel_outdir *d;
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
-    CHECK(h.live == 2 && strcmp(h.name, stage) == 0); /* "made", then the stage */
+    CHECK(h.live == 2 && strcmp(h.name, stage) == 0); /* "out", then the stage */
     CHECK(put(d, "one.txt", "one") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "two") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "again") == TROWEL_ERR_CORRUPT); /* a duplicate */
-    CHECK(count_dir_entries(dir) == 2 && exists(dir, stage)); /* and "made", held */
-    snprintf(file, sizeof file, "%s/made", dir);
+    CHECK(count_dir_entries(parent) == 2 && exists(parent, stage)); /* and "out", held */
+    snprintf(file, sizeof file, "%s/out", parent);
     CHECK(count_dir_entries(file) == 0);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     CHECK(put(d, "late.txt", "late") == TROWEL_ERR_USAGE);
@@ -96,6 +95,35 @@ static void test_a_fresh_folder_appears_whole(void)
     remove_tree(dir);
 }
 
+/* Two runs into sibling fresh folders whose parent is missing: each
+ * makes the parent as ever, and both folders appear whole. */
+static void test_sibling_fresh_folders_both_appear(void)
+{
+    char *dir = make_temp_dir();
+    REQUIRE(dir != NULL);
+    trowel_ctx *ctx = trowel_ctx_new();
+    char x[512], y[512], file[600];
+    snprintf(x, sizeof x, "%s/p/x", dir);
+    snprintf(y, sizeof y, "%s/p/y", dir);
+    trowel_outdir *dx, *dy;
+    REQUIRE(trowel_outdir_open(ctx, x, TROWEL_OUTDIR_STAGED, &dx) == TROWEL_OK);
+    REQUIRE(trowel_outdir_open(ctx, y, TROWEL_OUTDIR_STAGED, &dy) == TROWEL_OK);
+    CHECK(put(dx, "x.txt", "x") == TROWEL_OK);
+    CHECK(put(dy, "y.txt", "y") == TROWEL_OK);
+    CHECK(trowel_outdir_finish(dx) == TROWEL_OK);
+    CHECK(trowel_outdir_finish(dy) == TROWEL_OK);
+    trowel_outdir_close(dx);
+    trowel_outdir_close(dy);
+    snprintf(file, sizeof file, "%s/x.txt", x);
+    CHECK(holds(file, "x"));
+    snprintf(file, sizeof file, "%s/y.txt", y);
+    CHECK(holds(file, "y"));
+    snprintf(file, sizeof file, "%s/p", dir);
+    CHECK(count_dir_entries(file) == 2);
+    trowel_ctx_free(ctx);
+    remove_tree(dir);
+}
+
 static void test_an_existing_folder_is_written_in_place(void)
 {
     char *dir = make_temp_dir();
@@ -107,11 +135,15 @@ static void test_an_existing_folder_is_written_in_place(void)
     char file[600];
     snprintf(file, sizeof file, "%s/at-once.txt", dir);
     CHECK(holds(file, "now")); /* before the finish */
-    /* A folder named as a stage would be taken for a stale one later. */
+    /* A name of trowel's temporaries would be taken for a stale one later. */
     CHECK(put(d, "a/.trowel-5-stage0/x.txt", "x") == TROWEL_ERR_UNSAFE_PATH);
     CHECK(put(d, ".trowel-5-stage0/x.txt", "x") == TROWEL_ERR_UNSAFE_PATH);
-    CHECK(put(d, "a/.trowel-5-stage0.txt", "kept") == TROWEL_OK); /* a file: no folder */
-    CHECK(put(d, "a/.trowel-5-stagex/y.txt", "kept") == TROWEL_OK);
+    CHECK(put(d, "a/.trowel-5-0", "x") == TROWEL_ERR_UNSAFE_PATH); /* a file too */
+    static char long_serial[200];
+    snprintf(long_serial, sizeof long_serial, ".trowel-5-stage%0120d/x.txt", 0);
+    CHECK(put(d, long_serial, "x") == TROWEL_ERR_UNSAFE_PATH);
+    CHECK(put(d, "a/.trowel-x-0/y.txt", "kept") == TROWEL_OK); /* no pid: not one */
+    CHECK(put(d, "a/b.trowel-5-0", "kept") == TROWEL_OK);
     CHECK(count_dir_entries(dir) == 2);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
@@ -212,6 +244,20 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
     CHECK(exists(dir, "c"));
+    /* The same kill -9 again, then a run into that very folder (it is
+     * there, empty, so it is written in place): the stage beside it goes. */
+    killed = start_waiting_child(stage_a_file, dir, "again");
+    REQUIRE(killed > 0);
+    kill(killed, SIGKILL);
+    waitpid(killed, NULL, 0);
+    snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
+    CHECK(exists(dir, left));
+    snprintf(path, sizeof path, "%s/again", dir);
+    REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
+    CHECK(!exists(dir, left));
+    CHECK(put(d, "again.txt", "again") == TROWEL_OK);
+    CHECK(trowel_outdir_finish(d) == TROWEL_OK);
+    trowel_outdir_close(d);
 
     kill(alive, SIGKILL);
     waitpid(alive, NULL, 0);
@@ -270,7 +316,8 @@ static void test_remove_temp_takes_a_stage_not_what_links_lead_to(void)
     remove_tree(dir);
 }
 
-TEST_MAIN(TEST(test_a_fresh_folder_appears_whole), TEST(test_an_existing_folder_is_written_in_place),
+TEST_MAIN(TEST(test_a_fresh_folder_appears_whole), TEST(test_sibling_fresh_folders_both_appear),
+          TEST(test_an_existing_folder_is_written_in_place),
           TEST(test_nothing_is_left_when_nothing_is_published),
           TEST(test_a_folder_others_wrote_into_is_not_replaced),
           TEST(test_kill_9_leaves_a_stage_the_next_run_removes),
