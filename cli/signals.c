@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define TEMP_SLOTS 16
-#define TEMP_NAME_MAX 256 /* a staged folder's first missing folder is a name of the user's */
+#define TEMP_NAME_MAX 256 /* the folder a stage holds has a name of the user's */
 
 typedef struct temp_slot {
     volatile sig_atomic_t live;

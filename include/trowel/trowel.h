@@ -381,15 +381,15 @@ trowel_status trowel_sinks_finish_all(trowel_sink *const *sinks, size_t count);
 typedef struct trowel_outdir trowel_outdir;
 
 enum {
-    /* Staging: for a folder that does not exist yet, the first folder of
-     * its path that is missing is made at once, empty, and the output is
-     * written in a private folder beside it (".trowel-PID-stageN") that
-     * replaces it, whole, at trowel_outdir_finish. Its files are made
-     * under their final names at once, which costs fewer system calls
-     * each than unnamed files: for a run making many small files. Both
-     * names go to the temp handler, so a signal handler removes them with
-     * trowel_remove_temp; kill -9 leaves them, and the next run staging
-     * beside them removes the private one. An existing folder is written
+    /* Staging: a folder that does not exist yet is made at once, empty
+     * (its parents as ever), and the output is written in a private
+     * folder beside it (".trowel-PID-stageN") that replaces it, whole, at
+     * trowel_outdir_finish. Its files are made under their final names at
+     * once, which costs fewer system calls each than unnamed files: for a
+     * run making many small files. Both names go to the temp handler, so
+     * a signal handler removes them with trowel_remove_temp; kill -9
+     * leaves them, and the next run staging beside them, or writing into
+     * that folder, removes the private one. An existing folder is written
      * in place. */
     TROWEL_OUTDIR_STAGED = 1u << 1
 };
