@@ -20,30 +20,33 @@
 #include <string.h>
 #include <unistd.h>
 
-bool trowel_is_temp_name(const char *name, size_t len)
+const char *trowel_temp_name_rest(const char *name, size_t len, long *pid)
 {
     static const char prefix[] = ".trowel-";
     size_t i = sizeof prefix - 1;
     if (len <= i || memcmp(name, prefix, i) != 0 || name[i] < '0' || name[i] > '9')
-        return false;
-    while (i < len && name[i] >= '0' && name[i] <= '9')
-        i++;
-    return i < len && name[i] == '-';
+        return NULL;
+    long value = 0; /* -1 once past 9 digits' worth */
+    for (; i < len && name[i] >= '0' && name[i] <= '9'; i++)
+        value = value < 0 || value > 99999999 ? -1 : value * 10 + (name[i] - '0');
+    if (i == len || name[i] != '-')
+        return NULL;
+    if (pid)
+        *pid = value < 0 ? 0 : value;
+    return name + i + 1;
+}
+
+bool trowel_is_temp_name(const char *name, size_t len)
+{
+    return trowel_temp_name_rest(name, len, NULL) != NULL;
 }
 
 bool trowel_is_stage_name(const char *name)
 {
-    static const char prefix[] = ".trowel-";
-    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
+    const char *p = trowel_temp_name_rest(name, strlen(name), NULL);
+    if (!p || strncmp(p, "stage", 5) != 0 || p[5] < '0' || p[5] > '9')
         return false;
-    const char *p = name + sizeof prefix - 1;
-    if (*p < '0' || *p > '9')
-        return false;
-    while (*p >= '0' && *p <= '9')
-        p++;
-    if (strncmp(p, "-stage", 6) != 0 || p[6] < '0' || p[6] > '9')
-        return false;
-    for (p += 6; *p >= '0' && *p <= '9'; p++)
+    for (p += 5; *p >= '0' && *p <= '9'; p++)
         ;
     return *p == '\0';
 }

@@ -114,6 +114,10 @@ unsigned trowel_sink_eager_facts(int dirfd);
  * temporaries are; and emptying the one open as fd, then removing it as
  * name in dirfd (0, or -1 with errno) (remove_tree.c). */
 bool trowel_is_stage_name(const char *name);
+/* What follows ".trowel-PID-" in name[0, len), or NULL when name does not
+ * start so (PID: digits); *pid (when wanted) is PID, or 0 when it is
+ * longer than a pid can be. */
+const char *trowel_temp_name_rest(const char *name, size_t len, long *pid);
 /* Whether name[0, len) is any of trowel's temporary names (".trowel-PID-",
  * a staged folder's included): an entry must not have one, or a later run
  * would take it for a stale temporary and remove it. */

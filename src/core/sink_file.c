@@ -111,27 +111,18 @@ static int create_named_temp(trowel_sink *s, const char *name)
  * unnamed files leaves its ".trowel-PID-..." temporaries behind, and one
  * killed while it staged a fresh output folder leaves that folder
  * (".trowel-PID-stageN", trowel_outdir; swept by the next run staging
- * beside it, trowel_sweep_stale_stages): no handler ran to remove them. The next sink opened in that folder removes
- * those whose process is gone: no process with that pid exists here (kill
- * with signal 0 says ESRCH), and nobody holds the file's lock (a live
- * writer always does: a pid from another pid namespace sharing the folder
- * looks dead from here, its lock does not). Each folder is swept once per
- * context. */
+ * beside it, trowel_sweep_stale_stages): no handler ran to remove them.
+ * The next sink opened in that folder removes those whose process is
+ * gone: no process with that pid exists here (kill with signal 0 says
+ * ESRCH), and nobody holds the file's lock (a live writer always does: a
+ * pid from another pid namespace sharing the folder looks dead from here,
+ * its lock does not). Each folder is swept once per context. */
 
 /* The pid in ".trowel-PID-rest", or 0 when name is not such a name. */
 static long temp_name_pid(const char *name)
 {
-    static const char prefix[] = ".trowel-";
-    if (strncmp(name, prefix, sizeof prefix - 1) != 0)
-        return 0;
-    const char *p = name + sizeof prefix - 1;
     long pid = 0;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        if (pid > 99999999)
-            return 0;
-        pid = pid * 10 + (*p - '0');
-    }
-    return *p == '-' ? pid : 0;
+    return trowel_temp_name_rest(name, strlen(name), &pid) ? pid : 0;
 }
 
 static bool pid_is_gone(long pid)
