@@ -116,18 +116,13 @@ trowel_status trowel_vsif_lzma_parse_header(trowel_ctx *ctx, const uint8_t *blob
 
 /* --------------------------------------------------------------- decoder */
 
-/* A decoder set up again keeps what it holds (its memory: *held, counted
- * on the context already) where it can. */
-typedef struct kept_state {
-    bool kept;     /* the decoder is used for many blobs */
-    uint64_t held; /* liblzma's memory for the last blob set up */
-} kept_state;
-
-/* Sets up a raw LZMA1 decoder for h on strm (allocator al); keep: NULL for
- * a decoder of its own. */
+/* Sets up a raw LZMA1 decoder for h on strm (allocator al). held: NULL
+ * for a decoder of its own; for one kept for many blobs, the memory
+ * liblzma holds for it (counted on the context already), which a decoder
+ * set up again reuses where it can. */
 static trowel_status decoder_init(trowel_ctx *ctx, const trowel_vsif_lzma_header *h,
                                   const lzma_allocator *al, lzma_stream *strm, uint64_t abs_offset,
-                                  kept_state *keep)
+                                  uint64_t *held)
 {
     lzma_filter f[2] = {{LZMA_FILTER_LZMA1, NULL}, {LZMA_VLI_UNKNOWN, NULL}};
     lzma_ret r = lzma_properties_decode(&f[0], al, h->props, sizeof h->props);
@@ -138,17 +133,17 @@ static trowel_status decoder_init(trowel_ctx *ctx, const trowel_vsif_lzma_header
     /* Kept, up to 1 MiB a power of two: the decoder keeps its dictionary
      * when the next blob asks for the same size, as most of an image's
      * scenes do. */
-    if (keep && keep->kept && want <= DICT_ROUNDED_MAX)
+    if (held && want <= DICT_ROUNDED_MAX)
         for (want = DICT_MIN; want < h->actual_size;)
             want <<= 1;
     if (opt->dict_size > want)
         opt->dict_size = want;
     /* What it holds is counted already, and liblzma frees before it
      * allocates anew. */
-    uint64_t need = lzma_raw_decoder_memusage(f), held = keep ? keep->held : 0;
-    trowel_status s = trowel_mem_check(ctx, need > held ? need - held : 0, "the LZMA decoder");
-    if (s == TROWEL_OK && keep)
-        keep->held = need > held ? need : held;
+    uint64_t need = lzma_raw_decoder_memusage(f), had = held ? *held : 0;
+    trowel_status s = trowel_mem_check(ctx, need > had ? need - had : 0, "the LZMA decoder");
+    if (s == TROWEL_OK && held)
+        *held = need > had ? need : had;
     if (s == TROWEL_OK) {
         strm->allocator = al;
         r = lzma_raw_decoder(strm, f);
@@ -174,7 +169,7 @@ static trowel_status decode_shortfall(trowel_ctx *ctx, lzma_ret r, const trowel_
 /* Decodes a whole blob with strm (set up anew for it, keeping its memory
  * if it was used before): the work of trowel_vsif_lzma_decode. */
 static trowel_status decode_blob(trowel_ctx *ctx, const lzma_allocator *al, lzma_stream *strm,
-                                 kept_state *keep, const uint8_t *blob, size_t blob_size,
+                                 uint64_t *held, const uint8_t *blob, size_t blob_size,
                                  uint64_t abs_offset, uint8_t **out, size_t *out_size)
 {
     *out = NULL;
@@ -189,7 +184,7 @@ static trowel_status decode_blob(trowel_ctx *ctx, const lzma_allocator *al, lzma
     uint8_t *buf = trowel_mem_alloc(ctx, h.actual_size ? h.actual_size : 1);
     if (!buf)
         return ctx->last_error.status;
-    s = decoder_init(ctx, &h, al, strm, abs_offset, keep);
+    s = decoder_init(ctx, &h, al, strm, abs_offset, held);
     if (s == TROWEL_OK) {
         strm->next_in = blob + TROWEL_VSIF_LZMA_HEADER_SIZE;
         strm->avail_in = h.lzma_size;
@@ -226,7 +221,7 @@ struct trowel_vsif_lzma_decoder {
     trowel_ctx *ctx;
     lzma_allocator al;
     lzma_stream strm;
-    kept_state keep;
+    uint64_t held; /* liblzma's memory for it (decoder_init) */
 };
 
 trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_decoder **out)
@@ -237,7 +232,6 @@ trowel_status trowel_vsif_lzma_decoder_new(trowel_ctx *ctx, trowel_vsif_lzma_dec
     (*out)->ctx = ctx;
     (*out)->al = (lzma_allocator){lz_alloc, lz_free, ctx};
     (*out)->strm = (lzma_stream)LZMA_STREAM_INIT;
-    (*out)->keep.kept = true;
     return TROWEL_OK;
 }
 
@@ -245,12 +239,12 @@ trowel_status trowel_vsif_lzma_decoder_run(trowel_vsif_lzma_decoder *d, const ui
                                            size_t blob_size, uint64_t abs_offset, uint8_t **out,
                                            size_t *out_size)
 {
-    trowel_status s = decode_blob(d->ctx, &d->al, &d->strm, &d->keep, blob, blob_size,
+    trowel_status s = decode_blob(d->ctx, &d->al, &d->strm, &d->held, blob, blob_size,
                                   abs_offset, out, out_size);
     if (s != TROWEL_OK) { /* nothing of a failed decode is carried to the next */
         lzma_end(&d->strm);
         d->strm = (lzma_stream)LZMA_STREAM_INIT;
-        d->keep.held = 0;
+        d->held = 0;
     }
     return s;
 }
