@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,15 @@ static inline char *make_temp_dir(void)
     static char templ[64];
     snprintf(templ, sizeof templ, "/tmp/trowel-test-XXXXXX");
     return mkdtemp(templ);
+}
+
+/* Whether dir holds name (any kind of file; a link is not followed). */
+static inline bool exists_in(const char *dir, const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(path, &st) == 0;
 }
 
 /* How many names a folder holds (dot files included), or -1. */

@@ -2,12 +2,14 @@
  * Staged output folders (TROWEL_OUTDIR_STAGED): a folder that does not
  * exist is made at once, empty, to hold its name (its parents as ever), is
  * written under a private name beside it and filled, whole, at
- * trowel_outdir_finish; one that exists is written in place. Nothing is left behind when the folder is given up, when nothing
- * was written, or when files appear in the held name meanwhile; the temp
- * handler hears of both names; kill -9 leaves the private folder, and the
- * next staged folder opened beside it removes it (a live writer's is
- * kept); and trowel_remove_temp removes a staged tree of any depth without
- * following its links, and any other folder only when empty.
+ * trowel_outdir_finish; one that exists is written in place. Nothing is
+ * left behind when the folder is given up, when nothing was written, or
+ * when files appear in the held name meanwhile; the temp handler hears of
+ * both names; kill -9 leaves the private folder, and the next staged
+ * folder opened beside it (or into the folder it was for) removes it (a
+ * live writer's is kept); and trowel_remove_temp removes a staged tree of
+ * any depth without following its links, and any other folder only when
+ * empty.
  */
 #include "core/core.h"
 #include "files.h"
@@ -20,14 +22,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static bool exists(const char *dir, const char *name)
-{
-    char path[600];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
 
 static trowel_status put(trowel_outdir *d, const char *name, const char *text)
 {
@@ -78,7 +72,7 @@ static void test_a_fresh_folder_appears_whole(void)
     CHECK(put(d, "one.txt", "one") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "two") == TROWEL_OK);
     CHECK(put(d, "sub/deeper/two.txt", "again") == TROWEL_ERR_CORRUPT); /* a duplicate */
-    CHECK(count_dir_entries(parent) == 2 && exists(parent, stage)); /* and "out", held */
+    CHECK(count_dir_entries(parent) == 2 && exists_in(parent, stage)); /* and "out", held */
     snprintf(file, sizeof file, "%s/out", parent);
     CHECK(count_dir_entries(file) == 0);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
@@ -90,7 +84,7 @@ static void test_a_fresh_folder_appears_whole(void)
     snprintf(file, sizeof file, "%s/out/sub/deeper/two.txt", parent);
     CHECK(holds(file, "two"));
     trowel_outdir_close(d);
-    CHECK(exists(parent, "out"));
+    CHECK(exists_in(parent, "out"));
     trowel_ctx_free(ctx);
     remove_tree(dir);
 }
@@ -224,8 +218,8 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     char left[64], live[64];
     snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
     snprintf(live, sizeof live, ".trowel-%ld-stage0", (long)alive);
-    CHECK(exists(dir, left) && exists(dir, live));
-    CHECK(exists(dir, "a") && exists(dir, "b")); /* the names held, empty */
+    CHECK(exists_in(dir, left) && exists_in(dir, live));
+    CHECK(exists_in(dir, "a") && exists_in(dir, "b")); /* the names held, empty */
     /* A folder of the dead pid not named as a stage is somebody else's. */
     char other[64], other_path[600];
     snprintf(other, sizeof other, ".trowel-%ld-mine", (long)killed);
@@ -237,13 +231,13 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     snprintf(path, sizeof path, "%s/c", dir);
     trowel_outdir *d;
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
-    CHECK(!exists(dir, left)); /* its writer is gone: removed, with what it held */
-    CHECK(exists(dir, live));  /* its writer lives */
-    CHECK(exists(dir, other));
+    CHECK(!exists_in(dir, left)); /* its writer is gone: removed, with what it held */
+    CHECK(exists_in(dir, live));  /* its writer lives */
+    CHECK(exists_in(dir, other));
     CHECK(put(d, "c.txt", "c") == TROWEL_OK);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
-    CHECK(exists(dir, "c"));
+    CHECK(exists_in(dir, "c"));
     /* The same kill -9 again, then a run into that very folder (it is
      * there, empty, so it is written in place): the stage beside it goes. */
     killed = start_waiting_child(stage_a_file, dir, "again");
@@ -251,10 +245,10 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     kill(killed, SIGKILL);
     waitpid(killed, NULL, 0);
     snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
-    CHECK(exists(dir, left));
+    CHECK(exists_in(dir, left));
     snprintf(path, sizeof path, "%s/again", dir);
     REQUIRE(trowel_outdir_open(ctx, path, TROWEL_OUTDIR_STAGED, &d) == TROWEL_OK);
-    CHECK(!exists(dir, left));
+    CHECK(!exists_in(dir, left));
     CHECK(put(d, "again.txt", "again") == TROWEL_OK);
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
@@ -299,7 +293,7 @@ static void test_remove_temp_takes_a_stage_not_what_links_lead_to(void)
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     REQUIRE(fd >= 0);
     CHECK(trowel_remove_temp(fd, stage) == 0);
-    CHECK(!exists(dir, stage));
+    CHECK(!exists_in(dir, stage));
     snprintf(path, sizeof path, "%s/keep/precious.txt", dir);
     CHECK(holds(path, "precious"));
     /* Not a stage's name: a folder holding something stays. */
@@ -307,10 +301,10 @@ static void test_remove_temp_takes_a_stage_not_what_links_lead_to(void)
     CHECK(holds(path, "precious"));
     snprintf(path, sizeof path, "%s/empty", dir);
     REQUIRE(mkdir(path, 0777) == 0);
-    CHECK(trowel_remove_temp(fd, "empty") == 0 && !exists(dir, "empty"));
+    CHECK(trowel_remove_temp(fd, "empty") == 0 && !exists_in(dir, "empty"));
     snprintf(path, sizeof path, "%s/file", dir);
     write_file(path, "x", 1);
-    CHECK(trowel_remove_temp(fd, "file") == 0 && !exists(dir, "file"));
+    CHECK(trowel_remove_temp(fd, "file") == 0 && !exists_in(dir, "file"));
     CHECK(trowel_remove_temp(fd, "file") == -1 && errno == ENOENT);
     close(fd);
     remove_tree(dir);

@@ -31,14 +31,6 @@ static bool write_partial(const char *dir, const char *name)
            trowel_sink_write(s, "partial", 7) == TROWEL_OK && trowel_sink_flush(s) == TROWEL_OK;
 }
 
-static bool exists_in(const char *dir, const char *name)
-{
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
 static void test_kill_9_leftovers_are_swept_live_ones_kept(void)
 {
     char *dir = make_temp_dir();

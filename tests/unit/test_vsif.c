@@ -152,15 +152,24 @@ static bool liblzma_decode(const uint8_t *blob, size_t size, uint8_t **out, size
 
 /* ------------------------------------------------------------- LZMA codec */
 
+/* Fills data[0, n) with text, repeated, and every `every`-th byte with
+ * noise from a generator seeded with seed: compressible as a scene is,
+ * but not trivially. */
+static void fill_scene_like(uint8_t *data, size_t n, uint32_t seed, unsigned every,
+                            const char *text)
+{
+    size_t len = strlen(text);
+    for (size_t i = 0; i < n; i++) {
+        seed = seed * 1103515245u + 12345u;
+        data[i] = i % every ? (uint8_t)text[i % len] : (uint8_t)(seed >> 24);
+    }
+}
+
 static void test_vsif_lzma_blobs_decode_with_liblzma_alone(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
     static uint8_t data[200000];
-    uint32_t x = 12345;
-    for (size_t i = 0; i < sizeof data; i++) {
-        x = x * 1103515245u + 12345u;
-        data[i] = i % 3 ? (uint8_t)"choreo scene actor channel "[i % 27] : (uint8_t)(x >> 24);
-    }
+    fill_scene_like(data, sizeof data, 12345, 3, "choreo scene actor channel ");
     const size_t sizes[] = {0, 1, 17, 4096, 65537, sizeof data};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         uint8_t *blob = NULL, *back = NULL, *ref = NULL;
@@ -188,11 +197,7 @@ static void test_vsif_lzma_one_decoder_decodes_many_blobs(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
     static uint8_t data[200000];
-    uint32_t x = 777;
-    for (size_t i = 0; i < sizeof data; i++) {
-        x = x * 1103515245u + 12345u;
-        data[i] = i % 5 ? (uint8_t)"event \"speak\" time 0.5 1.25 "[i % 29] : (uint8_t)(x >> 24);
-    }
+    fill_scene_like(data, sizeof data, 777, 5, "event \"speak\" time 0.5 1.25 ");
     trowel_vsif_lzma_decoder *d;
     REQUIRE(trowel_vsif_lzma_decoder_new(ctx, &d) == TROWEL_OK);
     const size_t sizes[] = {4096, 100, 65537, 4096, 0, sizeof data, 17, 3000, 4097};
