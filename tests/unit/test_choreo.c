@@ -1057,6 +1057,8 @@ static void test_choreo_tag_sort_matches_the_engines_exchange_sort(void)
     trowel_ctx *ctx = trowel_ctx_new();
     uint32_t seed = 12345;
     for (int round = 0; round < 200; round++) {
+        choreo_scene *scene; /* the tags' names live in its arena */
+        REQUIRE(choreo_scene_new(ctx, &scene) == TROWEL_OK);
         choreo_tags tags = {NULL, 0, 0};
         choreo_tag naive[40];
         int n = 1 + round % 40;
@@ -1065,7 +1067,7 @@ static void test_choreo_tag_sort_matches_the_engines_exchange_sort(void)
             char name[16];
             snprintf(name, sizeof name, "%d", i);
             float v = (float)((seed >> 16) % 5);
-            REQUIRE(choreo_tags_push(ctx, &tags, name, v, false) == TROWEL_OK);
+            REQUIRE(choreo_tags_push(scene, &tags, name, v, false) == TROWEL_OK);
             choreo_tags_sort(&tags);
             /* the engine: append, then a full exchange-sort pass */
             static char names[40][16];
@@ -1081,9 +1083,8 @@ static void test_choreo_tag_sort_matches_the_engines_exchange_sort(void)
         }
         for (int i = 0; i < n; i++)
             CHECK_STR(tags.t[i].name, naive[i].name);
-        for (size_t i = 0; i < tags.n; i++)
-            trowel_mem_free(ctx, tags.t[i].name);
         trowel_mem_free(ctx, tags.t);
+        choreo_scene_free(ctx, scene);
     }
     trowel_ctx_free(ctx);
 }

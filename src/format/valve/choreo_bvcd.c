@@ -77,7 +77,7 @@ static trowel_status rd_str_into(breader *b, char **dst)
 {
     const char *s = NULL;
     trowel_status st = rd_str(b, &s);
-    return st == TROWEL_OK && b->s ? choreo_set_str(b->ctx, dst, s) : st;
+    return st == TROWEL_OK && b->s ? choreo_set_str(b->s, dst, s) : st;
 }
 
 /* The model's pushes, skipped by a survey. */
@@ -90,7 +90,7 @@ static trowel_status tags_push(breader *b, choreo_tags *tags, const char *name, 
 {
     if (!b->s)
         return TROWEL_OK;
-    trowel_status st = choreo_tags_push(b->ctx, tags, name, v, false);
+    trowel_status st = choreo_tags_push(b->s, tags, name, v, false);
     if (st == TROWEL_OK && sort)
         choreo_tags_sort(tags);
     return st;

@@ -111,8 +111,14 @@ typedef struct choreo_scale {
     int value;
 } choreo_scale;
 
+struct choreo_chunk;
+
+/* The model's strings and events live in the scene's arena (its chunks),
+ * freed with the scene and never one by one: a scene is built once, then
+ * read. Its arrays are separate blocks, as they grow. */
 struct choreo_scene {
     trowel_ctx *ctx;
+    struct choreo_chunk *arena;
     choreo_event **events; /* every event, in the engine's allocation order */
     size_t nevents, event_cap;
     choreo_actor *actors;
@@ -135,9 +141,13 @@ struct choreo_scene {
 trowel_status choreo_scene_new(trowel_ctx *ctx, choreo_scene **out);
 /* Grows *arr (of *cap elements of size elem) to hold at least need. */
 trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need, size_t elem);
-/* A copy of s ("" for NULL) in *out. */
+/* A copy of s ("" for NULL) in *out: choreo_dup's a block of its own
+ * (freed by the caller), choreo_scene_str's in the scene's arena. */
 trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out);
-trowel_status choreo_set_str(trowel_ctx *ctx, char **dst, const char *s);
+trowel_status choreo_scene_str(choreo_scene *scene, const char *s, char **out);
+/* *dst becomes a copy of s in the scene's arena (what it held stays there
+ * until the scene is freed). */
+trowel_status choreo_set_str(choreo_scene *scene, char **dst, const char *s);
 /* An event as a new one starts (what choreo_event_new gives, unlisted). */
 void choreo_event_init(choreo_event *e);
 /* Where an event stops: its end, or its start when it has none (-1). The
@@ -151,7 +161,7 @@ trowel_status choreo_actor_add(choreo_scene *s, choreo_actor **out);
 trowel_status choreo_channel_add(choreo_scene *s, choreo_actor *a, choreo_channel **out);
 trowel_status choreo_channel_push(choreo_scene *s, choreo_channel *c, choreo_event *e);
 trowel_status choreo_curve_push(trowel_ctx *ctx, choreo_curve *c, float t, float v, uint16_t curve);
-trowel_status choreo_tags_push(trowel_ctx *ctx, choreo_tags *tags, const char *name, float v,
+trowel_status choreo_tags_push(choreo_scene *s, choreo_tags *tags, const char *name, float v,
                                bool locked);
 /* The engine sorts timing and absolute tags by value as it adds each one. */
 void choreo_tags_sort(choreo_tags *tags);

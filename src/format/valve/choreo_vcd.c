@@ -293,7 +293,7 @@ static trowel_status parse_tag_block(parser *ps, choreo_tags *tags, int kind)
         if (st == TROWEL_OK && kind == 1 && (st = need(ps, false, "a timing tag")) == TROWEL_OK)
             locked = tok_int(ps);
         if (st == TROWEL_OK)
-            st = choreo_tags_push(ps->t.ctx, tags, name, v, locked != 0);
+            st = choreo_tags_push(ps->s, tags, name, v, locked != 0);
         trowel_mem_free(ps->t.ctx, name);
         if (st == TROWEL_OK && kind != 0)
             choreo_tags_sort(tags);
@@ -303,8 +303,7 @@ static trowel_status parse_tag_block(parser *ps, choreo_tags *tags, int kind)
 
 static void free_tracks(trowel_ctx *ctx, choreo_event *e)
 {
-    for (size_t i = 0; i < e->ntracks; i++) {
-        trowel_mem_free(ctx, e->tracks[i].name);
+    for (size_t i = 0; i < e->ntracks; i++) { /* names stay in the scene's arena */
         trowel_mem_free(ctx, e->tracks[i].samples[0].s);
         trowel_mem_free(ctx, e->tracks[i].samples[1].s);
     }
@@ -451,7 +450,7 @@ static trowel_status set_param(parser *ps, choreo_event *e, int which)
         return st;
     if (which > 0 && ps->t.len > 0 && ps->t.text[ps->t.len - 1] == ' ')
         ps->t.text[--ps->t.len] = 0; /* the engine drops one trailing space */
-    return choreo_set_str(ps->t.ctx, &e->param[which], ps->t.text);
+    return choreo_set_str(ps->s, &e->param[which], ps->t.text);
 }
 
 /* Converts an old "ramp attack sustain decay" into ramp samples, as the
@@ -554,9 +553,9 @@ static trowel_status parse_event_item(parser *ps, choreo_event *e, bool *hadramp
         st = parse_tag_block(ps, &e->abs[which], 2);
     } else if (is(ps, "relativetag")) {
         if ((st = need(ps, false, "relativetag")) == TROWEL_OK &&
-            (st = choreo_set_str(ps->t.ctx, &e->tag_name, ps->t.text)) == TROWEL_OK &&
+            (st = choreo_set_str(ps->s, &e->tag_name, ps->t.text)) == TROWEL_OK &&
             (st = need(ps, false, "relativetag")) == TROWEL_OK)
-            st = choreo_set_str(ps->t.ctx, &e->tag_wav, ps->t.text);
+            st = choreo_set_str(ps->s, &e->tag_wav, ps->t.text);
         e->uses_tag = true;
     } else if (is(ps, "flexanimations")) {
         st = parse_flex(ps, e);
@@ -567,7 +566,7 @@ static trowel_status parse_event_item(parser *ps, choreo_event *e, bool *hadramp
             e->cctype = choreo_cc_for_name(ps->t.text);
     } else if (is(ps, "cctoken")) {
         if ((st = need(ps, false, "cctoken")) == TROWEL_OK)
-            st = choreo_set_str(ps->t.ctx, &e->cctoken, ps->t.text);
+            st = choreo_set_str(ps->s, &e->cctoken, ps->t.text);
     }
     /* anything else: ignored, as the engine ignores it */
     return st;
@@ -584,7 +583,7 @@ static trowel_status parse_event(parser *ps, choreo_channel *channel)
         return st;
     choreo_event_set_type(e, choreo_type_for_name(ps->t.text));
     if ((st = need(ps, false, "an event")) != TROWEL_OK ||
-        (st = choreo_set_str(ps->t.ctx, &e->name, ps->t.text)) != TROWEL_OK ||
+        (st = choreo_set_str(ps->s, &e->name, ps->t.text)) != TROWEL_OK ||
         (st = need(ps, true, "an event")) != TROWEL_OK || (st = expect_brace(ps)) != TROWEL_OK)
         return st;
     bool hadramp = false;
@@ -613,7 +612,7 @@ static trowel_status parse_channel(parser *ps, choreo_actor *a)
         return st;
     st = need(ps, false, "a channel");
     if (st == TROWEL_OK)
-        st = choreo_set_str(ps->t.ctx, &c->name, ps->t.text);
+        st = choreo_set_str(ps->s, &c->name, ps->t.text);
     if (st == TROWEL_OK && (st = need(ps, true, "a channel")) == TROWEL_OK)
         st = expect_brace(ps);
     for (bool eof; st == TROWEL_OK;) {
@@ -645,7 +644,7 @@ static trowel_status parse_actor(parser *ps)
     size_t index = ps->s->nactors - 1;
     st = need(ps, false, "an actor");
     if (st == TROWEL_OK)
-        st = choreo_set_str(ps->t.ctx, &a->name, ps->t.text);
+        st = choreo_set_str(ps->s, &a->name, ps->t.text);
     if (st == TROWEL_OK && (st = need(ps, true, "an actor")) == TROWEL_OK)
         st = expect_brace(ps);
     for (bool eof; st == TROWEL_OK;) {
@@ -660,7 +659,7 @@ static trowel_status parse_actor(parser *ps)
             st = parse_channel(ps, a);
         } else if (is(ps, "faceposermodel")) {
             if ((st = need(ps, true, "an actor")) == TROWEL_OK)
-                st = choreo_set_str(ps->t.ctx, &a->model, ps->t.text);
+                st = choreo_set_str(ps->s, &a->model, ps->t.text);
         } else if (is(ps, "active")) {
             if ((st = need(ps, true, "an actor")) == TROWEL_OK)
                 a->active = tok_int(ps) != 0;
@@ -681,13 +680,11 @@ static trowel_status parse_scales(parser *ps)
     for (bool closed = false; st == TROWEL_OK;) {
         if ((st = block_item(ps, "scalesettings", &closed)) != TROWEL_OK || closed)
             break;
-        char *tool;
-        if ((st = choreo_dup(ps->t.ctx, ps->t.text, &tool)) != TROWEL_OK)
+        char *tool; /* in the scene's arena, kept or not */
+        if ((st = choreo_scene_str(s, ps->t.text, &tool)) != TROWEL_OK)
             return st;
-        if ((st = need(ps, false, "scalesettings")) != TROWEL_OK) {
-            trowel_mem_free(ps->t.ctx, tool);
+        if ((st = need(ps, false, "scalesettings")) != TROWEL_OK)
             break;
-        }
         int v = tok_int(ps);
         if (v <= 0)
             v = 100;
@@ -696,14 +693,11 @@ static trowel_status parse_scales(parser *ps)
             i++;
         if (i < s->nscales) {
             s->scales[i].value = v;
-            trowel_mem_free(ps->t.ctx, tool);
             continue;
         }
         if ((st = choreo_grow(ps->t.ctx, (void **)&s->scales, &s->scale_cap, s->nscales + 1,
-                              sizeof *s->scales)) != TROWEL_OK) {
-            trowel_mem_free(ps->t.ctx, tool);
+                              sizeof *s->scales)) != TROWEL_OK)
             break;
-        }
         s->scales[s->nscales++] = (choreo_scale){tool, v};
     }
     return st;
@@ -726,7 +720,7 @@ static trowel_status parse_top(parser *ps)
             st = parse_actor(ps);
         } else if (is(ps, "mapname")) {
             if ((st = need(ps, true, "mapname")) == TROWEL_OK)
-                st = choreo_set_str(ps->t.ctx, &s->mapname, ps->t.text);
+                st = choreo_set_str(ps->s, &s->mapname, ps->t.text);
         } else if (is(ps, "fps")) {
             if ((st = need(ps, true, "fps")) == TROWEL_OK) {
                 int v = tok_int(ps);
