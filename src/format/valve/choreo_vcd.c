@@ -834,13 +834,18 @@ static void ob_flush(outbuf *o)
     o->len = 0;
 }
 
-static void ob_put(outbuf *o, const char *s, size_t n)
+/* The writer puts a scene out a few bytes at a time, mostly literals: its
+ * common case is inlined, so that the copy of a literal is a move or two
+ * instead of a call. */
+#if defined(__GNUC__)
+#define OB_INLINE static inline __attribute__((always_inline))
+#else
+#define OB_INLINE static inline
+#endif
+
+/* What does not fit: flushed and copied a buffer at a time. */
+static void ob_put_rest(outbuf *o, const char *s, size_t n)
 {
-    if (n <= sizeof o->buf - o->len) { /* the common case: it fits */
-        memcpy(o->buf + o->len, s, n);
-        o->len += n;
-        return;
-    }
     while (n && o->st == TROWEL_OK) {
         if (o->len == sizeof o->buf)
             ob_flush(o);
@@ -854,12 +859,26 @@ static void ob_put(outbuf *o, const char *s, size_t n)
     }
 }
 
-static void ob_str(outbuf *o, const char *s) { ob_put(o, s, strlen(s)); }
+OB_INLINE void ob_put(outbuf *o, const char *s, size_t n)
+{
+    if (n <= sizeof o->buf - o->len) { /* the common case: it fits */
+        memcpy(o->buf + o->len, s, n);
+        o->len += n;
+        return;
+    }
+    ob_put_rest(o, s, n);
+}
+
+OB_INLINE void ob_str(outbuf *o, const char *s) { ob_put(o, s, strlen(s)); }
 
 static void ob_indent(outbuf *o, int level)
 {
-    for (int i = 0; i < level; i++)
-        ob_put(o, "  ", 2);
+    static const char spaces[] = "                                ";
+    size_t n = level > 0 ? 2 * (size_t)level : 0;
+    for (size_t k; n; n -= k) {
+        k = n < sizeof spaces - 1 ? n : sizeof spaces - 1;
+        ob_put(o, spaces, k);
+    }
 }
 
 static void ob_printf(outbuf *o, const char *fmt, ...) TROWEL_PRINTF(2, 3);
