@@ -5,7 +5,10 @@
  * on every float: all the edge cases (ties, powers of two, subnormals, the
  * limit where the exact path hands over, infinities, NaN), every float of
  * the forms Valve's scenes hold (a step of 1/1000, 1/255, 1/100), and
- * several million random bit patterns.
+ * several million random bit patterns. choreo_format_fixed against
+ * snprintf "%.*f" itself: every middle of a BVCD step (k + 0.5) / 255 and
+ * / 4096 and every step k / scale, ties, subnormals, the limit where it
+ * hands over to snprintf, and random doubles.
  */
 #include "format/valve/choreo_float.h"
 #include "test.h"
@@ -110,4 +113,78 @@ static void test_random_floats(void)
     CHECK_EQ_U64(bad, 0);
 }
 
-TEST_MAIN(TEST(test_edge_cases), TEST(test_scene_values), TEST(test_random_floats))
+/* Checks v with dec_from..dec_to decimals; the number of disagreements. */
+static int fixed_disagreements_in(double v, int dec_from, int dec_to)
+{
+    int bad = 0;
+    for (int dec = dec_from; dec <= dec_to; dec++) {
+        char want[400], got[400];
+        snprintf(want, sizeof want, "%.*f", dec, v);
+        choreo_format_fixed(got, sizeof got, v, dec);
+        if (strcmp(want, got) != 0) {
+            if (bad < 5)
+                fprintf(stderr, "  %a (%d decimals): want \"%s\", got \"%s\"\n", v, dec, want,
+                        got);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int fixed_disagreements(double v) { return fixed_disagreements_in(v, 0, 10); }
+
+static double double_from_bits(uint64_t bits)
+{
+    double v;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* The writer's uses (ramps and tags: 4 and 6 decimals of steps of 1/255
+ * and 1/4096) for every step, and every number of decimals on a sample. */
+static void test_fixed_step_middles(void)
+{
+    int bad = 0;
+    static const double scales[] = {255.0, 4096.0};
+    for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++)
+        for (int k = 0; k <= 65535 && bad < 20; k++) {
+            double mid = (k + 0.5) / scales[s], step = k / scales[s];
+            bad += fixed_disagreements_in(mid, 4, 4) + fixed_disagreements_in(mid, 6, 6);
+            bad += fixed_disagreements_in(step, 4, 4) + fixed_disagreements_in(step, 6, 6);
+            if (k % 61 == 0)
+                bad += fixed_disagreements(mid) + fixed_disagreements(-mid) +
+                       fixed_disagreements(k / 100.0 + 0.005);
+        }
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void test_fixed_edges(void)
+{
+    static const double values[] = {0.0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 1e-5, 5e-11,
+                                    4.9406564584124654e-324, 2.2250738585072014e-308, 1.0, 9.5,
+                                    0.05, 0.15, 0.25, 1e6, 123456789.123456789, 9.2e18, 9.3e18,
+                                    1.8e19, 1e22, 1e300, 1.7976931348623157e308, 4503599627370495.5,
+                                    9007199254740993.0, INFINITY, -INFINITY, NAN};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        bad += fixed_disagreements(values[i]);
+    CHECK_EQ_U64(bad, 0);
+}
+
+static void test_fixed_random(void)
+{
+    uint64_t x = 0x2545f4914f6cdd1du;
+    int bad = 0;
+    for (int i = 0; i < 20000 && bad < 20; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        bad += fixed_disagreements(double_from_bits(x));
+        uint64_t field = 1000 + (x >> 40) % 90; /* 2^-23 .. 2^66 */
+        bad += fixed_disagreements(double_from_bits((x & 0x800fffffffffffffu) | field << 52));
+    }
+    CHECK_EQ_U64(bad, 0);
+}
+
+TEST_MAIN(TEST(test_edge_cases), TEST(test_scene_values), TEST(test_random_floats),
+          TEST(test_fixed_step_middles), TEST(test_fixed_edges), TEST(test_fixed_random))

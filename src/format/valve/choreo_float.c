@@ -18,6 +18,11 @@
  * below 2^53 (|v| of about 900,000 and more with ten decimals) and
  * non-finite ones go the plain way. tests/unit/test_choreo_float.c checks
  * both ways agree.
+ *
+ * choreo_format_fixed prints a double with a fixed number of decimals the
+ * same way: m < 2^53 times 5^N (N <= 10) fits 128 bits, the shift rounds
+ * ties to even, and the digits are those of "%.*f". The text writer uses
+ * it for the middles of the steps a BVCD stores (ramps, tags).
  */
 #include "choreo_float.h"
 
@@ -91,6 +96,42 @@ static bool plain_candidate(char *out, size_t cap, float v, int dec)
 {
     snprintf(out, cap, "%.*f", dec, (double)v);
     return same_float((float)strtod(out, NULL), v);
+}
+
+void choreo_format_fixed(char *out, size_t cap, double v, int dec)
+{
+#ifdef __SIZEOF_INT128__
+    __extension__ typedef unsigned __int128 u128;
+    if (isfinite(v) && dec >= 0 && dec <= 10) {
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        bool negative = bits >> 63;
+        unsigned field = (unsigned)(bits >> 52) & 0x7ff;
+        uint64_t m = bits & (((uint64_t)1 << 52) - 1);
+        int e = field ? (int)field - 1075 : -1074;
+        if (field)
+            m |= (uint64_t)1 << 52;
+        u128 n = (u128)m * pow5[dec]; /* < 2^77 */
+        int shift = e + dec;
+        u128 q;
+        if (shift >= 0) {
+            q = shift < 64 && n < ((u128)1 << (127 - shift)) ? n << shift : (u128)-1;
+        } else if (-shift >= 100) {
+            q = 0; /* n < 2^77 is below half of 2^100 */
+        } else {
+            int k = -shift;
+            u128 rest = n & (((u128)1 << k) - 1), half = (u128)1 << (k - 1);
+            q = n >> k;
+            if (rest > half || (rest == half && (q & 1)))
+                q++;
+        }
+        if (q < ((u128)1 << 63)) {
+            print_fixed(out, negative, (uint64_t)q, dec);
+            return;
+        }
+    }
+#endif
+    snprintf(out, cap, "%.*f", dec, v);
 }
 
 void choreo_format_float(char *out, size_t cap, float v, int min_dec)

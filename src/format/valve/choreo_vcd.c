@@ -974,7 +974,9 @@ static void ob_quant(outbuf *o, const choreo_scene *s, float v, float scale, int
     double mid = (k + 0.5) / scale;
     if (k >= 255.0 && scale == 255.0f)
         mid = k / scale; /* the top step: 1.0 itself truncates back to 255 */
-    ob_printf(o, "%.*f", dec, mid);
+    char tmp[64];
+    choreo_format_fixed(tmp, sizeof tmp, mid, dec);
+    ob_str(o, tmp);
 }
 
 static void write_curve_name(outbuf *o, uint16_t curve)
