@@ -32,7 +32,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -881,21 +880,6 @@ static void ob_indent(outbuf *o, int level)
     }
 }
 
-static void ob_printf(outbuf *o, const char *fmt, ...) TROWEL_PRINTF(2, 3);
-static void ob_printf(outbuf *o, const char *fmt, ...)
-{
-    char tmp[MAXTOKEN + 256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
-    if ((size_t)n >= sizeof tmp)
-        n = (int)sizeof tmp - 1;
-    ob_put(o, tmp, (size_t)n);
-}
-
 /* An int in decimal, as "%d" writes it: scenes hold many, and printf's
  * machinery costs more than the digits. */
 static void ob_int(outbuf *o, int v)
@@ -984,7 +968,10 @@ static void write_curve_name(outbuf *o, uint16_t curve)
     unsigned l = curve >> 8, r = curve & 0xFF;
     if ((l >= CHOREO_INTERP_COUNT || r >= CHOREO_INTERP_COUNT) && o->st == TROWEL_OK)
         trowel_warn(o->ctx, TROWEL_NO_OFFSET, "curve type 0x%04x has no name; written as default", curve);
-    ob_printf(o, "curve_%s_to_curve_%s", choreo_interp_name(l), choreo_interp_name(r));
+    ob_str(o, "curve_");
+    ob_str(o, choreo_interp_name(l));
+    ob_str(o, "_to_curve_");
+    ob_str(o, choreo_interp_name(r));
 }
 
 static void write_edges(outbuf *o, const choreo_edge edge[2], bool trailing_space)
