@@ -96,6 +96,14 @@ static void test_scene_values(void)
     CHECK_EQ_U64(bad, 0);
 }
 
+/* The next of a fixed sequence of pseudo-random bit patterns. */
+static void xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+}
+
 /* Random bit patterns, all over the range and between 1e-4 and 1e6 where
  * real values lie (a fixed seed: the same floats every run). */
 static void test_random_floats(void)
@@ -103,9 +111,7 @@ static void test_random_floats(void)
     uint64_t x = 0x9e3779b97f4a7c15u;
     int bad = 0;
     for (int i = 0; i < 100000 && bad < 20; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&x);
         bad += disagreements(from_bits((uint32_t)x));
         uint32_t field = 113 + (uint32_t)(x >> 40) % 34; /* 2^-14 .. 2^20 */
         bad += disagreements(from_bits((uint32_t)(x >> 32 & 0x807fffffu) | field << 23));
@@ -176,9 +182,7 @@ static void test_fixed_random(void)
     uint64_t x = 0x2545f4914f6cdd1du;
     int bad = 0;
     for (int i = 0; i < 20000 && bad < 20; i++) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        xorshift(&x);
         bad += fixed_disagreements(double_from_bits(x));
         uint64_t field = 1000 + (x >> 40) % 90; /* 2^-23 .. 2^66 */
         bad += fixed_disagreements(double_from_bits((x & 0x800fffffffffffffu) | field << 52));
