@@ -602,6 +602,31 @@ static trowel_status parse_str(trowel_ctx *ctx, const char *text)
     return st;
 }
 
+/* A field a text repeats is kept once: what the scene holds does not grow
+ * with the repetitions (its strings live in an arena freed with it). */
+static void test_choreo_repeated_fields_do_not_grow_the_scene(void)
+{
+    trowel_ctx *ctx = trowel_ctx_new();
+    static const char *const lines[] = {"mapname a\n",
+                                        "scalesettings\n{\n  \"CChoreoView\" \"100\"\n}\n"};
+    for (size_t k = 0; k < sizeof lines / sizeof lines[0]; k++) {
+        size_t n = strlen(lines[k]), times = 200000 / n;
+        char *text = malloc(n * times + 1);
+        REQUIRE(text != NULL);
+        for (size_t i = 0; i < times; i++)
+            memcpy(text + i * n, lines[k], n);
+        text[n * times] = 0;
+        uint64_t before = trowel_ctx_mem_in_use(ctx);
+        choreo_scene *scene = NULL;
+        CHECK(parse_mem(ctx, text, n * times, &scene) == TROWEL_OK);
+        CHECK(trowel_ctx_mem_in_use(ctx) - before < 16384);
+        choreo_scene_free(ctx, scene);
+        CHECK_EQ_U64(trowel_ctx_mem_in_use(ctx), before);
+        free(text);
+    }
+    trowel_ctx_free(ctx);
+}
+
 static void test_choreo_rejects_hostile_text(void)
 {
     trowel_ctx *ctx = trowel_ctx_new();
@@ -1093,6 +1118,7 @@ int main(int argc, char **argv)
 {
     static const test_case cases[] = {
         TEST(test_choreo_pool_dedups_ignoring_case_in_insertion_order),
+        TEST(test_choreo_repeated_fields_do_not_grow_the_scene),
         TEST(test_choreo_pool_hash_catches_up_with_appends),
         TEST(test_choreo_msecs_rounds_by_both_rules),
         TEST(test_choreo_ez2_vcds_compile_to_the_image_bytes),

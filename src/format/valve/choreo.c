@@ -61,14 +61,13 @@ struct choreo_chunk {
     max_align_t data[];
 };
 
-static trowel_status arena_alloc(choreo_scene *s, size_t size, void **out)
+/* size bytes at a multiple of align (a power of two, at most that of
+ * max_align_t) in the scene's arena. */
+static trowel_status arena_alloc(choreo_scene *s, size_t size, size_t align, void **out)
 {
-    const size_t align = sizeof(max_align_t);
-    if (size > SIZE_MAX - align)
-        return trowel_fail(s->ctx, TROWEL_ERR_LIMIT, TROWEL_NO_OFFSET, "scene too large");
-    size = (size + align - 1) / align * align;
     struct choreo_chunk *c = s->arena;
-    if (!c || c->size - c->used < size) {
+    size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+    if (!c || at > c->size || c->size - at < size) {
         size_t want = c ? (c->size < ARENA_MAX / 2 ? 2 * c->size : ARENA_MAX) : ARENA_FIRST;
         if (want < size)
             want = size;
@@ -81,9 +80,10 @@ static trowel_status arena_alloc(choreo_scene *s, size_t size, void **out)
         c->size = want;
         c->used = 0;
         s->arena = c;
+        at = 0;
     }
-    *out = (unsigned char *)c->data + c->used;
-    c->used += size;
+    *out = (unsigned char *)c->data + at;
+    c->used = at + size;
     return TROWEL_OK;
 }
 
@@ -96,23 +96,37 @@ static void arena_free(choreo_scene *s)
     s->arena = NULL;
 }
 
-trowel_status choreo_scene_str(choreo_scene *scene, const char *s, char **out)
+/* The n bytes of s and a NUL, in the scene's arena. */
+static trowel_status arena_copy(choreo_scene *scene, const char *s, size_t n, char **out)
 {
-    if (!s)
-        s = "";
-    size_t n = strlen(s) + 1;
     void *p;
-    trowel_status st = arena_alloc(scene, n, &p);
+    trowel_status st = arena_alloc(scene, n + 1, 1, &p);
     if (st != TROWEL_OK)
         return st;
     memcpy(p, s, n);
+    ((char *)p)[n] = '\0';
     *out = p;
     return TROWEL_OK;
 }
 
+trowel_status choreo_scene_str(choreo_scene *scene, const char *s, char **out)
+{
+    return s ? arena_copy(scene, s, strlen(s), out) : arena_copy(scene, "", 0, out);
+}
+
+/* A field set again (a text VCD may repeat one) takes the old string's
+ * room when the new one fits, so that repeating a field cannot make the
+ * arena grow with the input. */
 trowel_status choreo_set_str(choreo_scene *scene, char **dst, const char *s)
 {
-    return choreo_scene_str(scene, s, dst);
+    if (!s)
+        s = "";
+    size_t n = strlen(s);
+    if (*dst && strlen(*dst) >= n) {
+        memmove(*dst, s, n + 1);
+        return TROWEL_OK;
+    }
+    return arena_copy(scene, s, n, dst);
 }
 
 /* ----------------------------------------------------------- name tables */
@@ -452,7 +466,8 @@ trowel_status choreo_event_new(choreo_scene *s, choreo_event **out)
     choreo_event *e;
     trowel_status st = choreo_grow(s->ctx, (void **)&s->events, &s->event_cap, s->nevents + 1,
                                    sizeof *s->events);
-    if (st != TROWEL_OK || (st = arena_alloc(s, sizeof *e, (void **)&e)) != TROWEL_OK)
+    if (st != TROWEL_OK ||
+        (st = arena_alloc(s, sizeof *e, _Alignof(choreo_event), (void **)&e)) != TROWEL_OK)
         return st;
     choreo_event_init(e);
     s->events[s->nevents++] = e;

@@ -679,17 +679,17 @@ static trowel_status parse_scales(parser *ps)
     for (bool closed = false; st == TROWEL_OK;) {
         if ((st = block_item(ps, "scalesettings", &closed)) != TROWEL_OK || closed)
             break;
-        char *tool; /* in the scene's arena, kept or not */
-        if ((st = choreo_scene_str(s, ps->t.text, &tool)) != TROWEL_OK)
+        size_t i = 0; /* a tool named again keeps its first spelling */
+        while (i < s->nscales && choreo_ascii_casecmp(s->scales[i].tool, ps->t.text) != 0)
+            i++;
+        char *tool = NULL; /* a new tool's name, in the scene's arena */
+        if (i == s->nscales && (st = choreo_scene_str(s, ps->t.text, &tool)) != TROWEL_OK)
             return st;
         if ((st = need(ps, false, "scalesettings")) != TROWEL_OK)
             break;
         int v = tok_int(ps);
         if (v <= 0)
             v = 100;
-        size_t i = 0;
-        while (i < s->nscales && choreo_ascii_casecmp(s->scales[i].tool, tool) != 0)
-            i++;
         if (i < s->nscales) {
             s->scales[i].value = v;
             continue;
