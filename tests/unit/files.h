@@ -101,6 +101,13 @@ static inline int count_dir_entries(const char *dir)
     return n;
 }
 
+/* Kills child pid as kill -9 would and waits for it to end. */
+static inline void kill_child(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
 /* A child process that runs work(dir, name) and, when that succeeds,
  * tells the parent and waits to be killed (what kill -9 leaves is then
  * the test's to look at): its pid once it is ready, or -1. */
@@ -124,8 +131,7 @@ static inline pid_t start_waiting_child(bool (*work)(const char *dir, const char
     bool ok = pid > 0 && read(ready[0], &c, 1) == 1;
     close(ready[0]);
     if (!ok && pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
+        kill_child(pid);
         return -1;
     }
     return pid;

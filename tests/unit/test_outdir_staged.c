@@ -213,8 +213,7 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     pid_t killed = start_waiting_child(stage_a_file, dir, "a"),
           alive = start_waiting_child(stage_a_file, dir, "b");
     REQUIRE(killed > 0 && alive > 0);
-    kill(killed, SIGKILL);
-    waitpid(killed, NULL, 0);
+    kill_child(killed);
     char left[64], live[64];
     snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
     snprintf(live, sizeof live, ".trowel-%ld-stage0", (long)alive);
@@ -242,8 +241,7 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
      * there, empty, so it is written in place): the stage beside it goes. */
     killed = start_waiting_child(stage_a_file, dir, "again");
     REQUIRE(killed > 0);
-    kill(killed, SIGKILL);
-    waitpid(killed, NULL, 0);
+    kill_child(killed);
     snprintf(left, sizeof left, ".trowel-%ld-stage0", (long)killed);
     CHECK(exists_in(dir, left));
     snprintf(path, sizeof path, "%s/again", dir);
@@ -253,8 +251,7 @@ static void test_kill_9_leaves_a_stage_the_next_run_removes(void)
     CHECK(trowel_outdir_finish(d) == TROWEL_OK);
     trowel_outdir_close(d);
 
-    kill(alive, SIGKILL);
-    waitpid(alive, NULL, 0);
+    kill_child(alive);
     trowel_ctx_free(ctx);
     remove_tree(dir);
 }

@@ -38,8 +38,7 @@ static void test_kill_9_leftovers_are_swept_live_ones_kept(void)
     pid_t killed = start_waiting_child(write_partial, dir, "out.bin"),
           alive = start_waiting_child(write_partial, dir, "out.bin");
     REQUIRE(killed > 0 && alive > 0);
-    kill(killed, SIGKILL);
-    waitpid(killed, NULL, 0);
+    kill_child(killed);
     char left[64], live[64], own[64], locked[64];
     snprintf(left, sizeof left, ".trowel-%ld-0", (long)killed);
     snprintf(live, sizeof live, ".trowel-%ld-0", (long)alive);
@@ -80,8 +79,7 @@ static void test_kill_9_leftovers_are_swept_live_ones_kept(void)
     CHECK(got.size == 4 && got.data && memcmp(got.data, "next", 4) == 0);
     free(got.data);
 
-    kill(alive, SIGKILL);
-    waitpid(alive, NULL, 0);
+    kill_child(alive);
     close(lock_fd);
     trowel_ctx_free(ctx);
     remove_tree(dir);

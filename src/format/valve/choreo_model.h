@@ -145,8 +145,9 @@ trowel_status choreo_grow(trowel_ctx *ctx, void **arr, size_t *cap, size_t need,
  * (freed by the caller), choreo_scene_str's in the scene's arena. */
 trowel_status choreo_dup(trowel_ctx *ctx, const char *s, char **out);
 trowel_status choreo_scene_str(choreo_scene *scene, const char *s, char **out);
-/* *dst becomes a copy of s in the scene's arena (what it held stays there
- * until the scene is freed). */
+/* *dst becomes a copy of s in the scene's arena: written over the string
+ * it held when s fits there, else a new copy (the old one stays until the
+ * scene is freed). */
 trowel_status choreo_set_str(choreo_scene *scene, char **dst, const char *s);
 /* An event as a new one starts (what choreo_event_new gives, unlisted). */
 void choreo_event_init(choreo_event *e);
